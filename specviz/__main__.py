@@ -1,0 +1,120 @@
+"""Command line: python -m specviz models|generate|bench|train.
+
+  models   --json                     the active model set
+  generate --prompt TEXT ...          one generation, its text and a table of rounds
+  bench    [--json]                   plain decoding vs every drafter (see specviz.bench)
+  train    [stage]                    rebuild the embedded models (see specviz.training.recipe)
+"""
+import argparse
+import json
+import sys
+
+
+def load():
+    from specviz.models import load_embedded
+    return load_embedded()
+
+
+def cmd_models(args):
+    m = load()
+    info = {"target": m.paths["target"], "drafters": m.paths["drafters"]}
+    print(json.dumps(info) if args.json else "\n".join(
+        [f"target    {info['target']}"] + [f"{k:9} {v or '(no model)'}" for k, v in info["drafters"].items()]))
+
+
+def cmd_generate(args):
+    from specviz.engine import Generation, Settings
+    from specviz.sampling import SamplingSettings
+    m = load()
+    try:
+        settings = Settings(drafter=None if args.drafter == "none" else args.drafter, verifier=args.verifier,
+                            block_size=args.block_size, max_new_tokens=args.max_new_tokens, seed=args.seed,
+                            sampling=SamplingSettings(args.temperature, args.top_k, args.top_p))
+        g = Generation(m, args.prompt, settings)
+    except ValueError as e:
+        sys.exit(f"error: {e}")
+    trace = g.run()
+    if args.json:
+        print(json.dumps({"text": g.text(), "prompt_token_ids": trace.prompt_ids, "new_token_ids": trace.new_ids,
+                          "notices": trace.notices, "prefill_ms": trace.prefill_ms,
+                          "rounds": [{"proposed": r.proposed, "accepted": r.accepted, "emitted": r.emitted_ids,
+                                      "kinds": [e["kind"] for e in r.emitted], "draft_ms": r.draft_ms,
+                                      "verify_ms": r.verify_ms, "overhead_ms": r.overhead_ms} for r in trace.rounds]}))
+        return
+    for n in trace.notices:
+        print(f"note: {n}")
+    print(args.prompt + g.text())
+    print(f"\n{'round':>5} {'proposed':>8} {'accepted':>8} {'emitted':>7} {'draft ms':>9} {'verify ms':>9}  tokens")
+    for r in trace.rounds:
+        shown = " ".join(repr(e["text"]) + ("" if e["kind"] == "accepted" else "*") for e in r.emitted)
+        print(f"{r.index:>5} {len(r.proposed):>8} {r.accepted:>8} {len(r.emitted):>7} {r.draft_ms:>9.2f} {r.verify_ms:>9.2f}  {shown}")
+    total = sum(r.total_ms for r in trace.rounds)
+    print(f"\n{len(trace.new_ids)} tokens in {len(trace.rounds)} rounds, {total / len(trace.new_ids):.2f} ms/token "
+          f"(prefill {trace.prefill_ms:.1f} ms not counted); * = correction or bonus")
+
+
+def cmd_bench(args):
+    from specviz.bench import bench
+    m = load()
+    drafters = [d for d in (args.drafters.split(",") if args.drafters else m.drafter_models)]
+    ks = [int(k) for k in args.block_sizes.split(",")]
+    res = bench(m, drafters, ks, args.max_new_tokens, args.repeats,
+                progress=None if args.json else lambda rep, p: print(f"  repeat {rep}: {p[:40]!r}", file=sys.stderr))
+    if args.json:
+        print(json.dumps(res))
+        return
+    b = res["baseline"]
+    print(f"baseline: {b['ms_per_token']:.2f} ms/token  ({res['settings']})")
+    print(f"{'method':10} {'k':>3} {'accept len':>10} {'ms/token':>9} {'speedup':>8} {'draft ms':>9} {'verify ms':>9} {'overhead':>9}")
+    for name, r in res["methods"].items():
+        for k, x in r["by_block_size"].items():
+            mark = " <- best" if k == r["block_size"] else ""
+            print(f"{name:10} {k:>3} {x['acceptance_length']:>10.2f} {x['ms_per_token']:>9.2f} {x['speedup']:>7.2f}x "
+                  f"{x['draft_ms']:>9.2f} {x['verify_ms']:>9.2f} {x['overhead_fraction']:>8.1%}{mark}")
+    if res["greedy_mismatches"]:
+        print(f"WARNING: greedy output differed from plain decoding: {res['greedy_mismatches']}")
+
+
+def cmd_train(args):
+    from specviz.training.recipe import STAGES, run_stage
+    for stage in STAGES if args.stage == "all" else [args.stage]:
+        print(json.dumps({stage: run_stage(stage, args.target_steps, args.drafter_steps)}), flush=True)
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(prog="python -m specviz", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="cmd", required=True)
+    s = sub.add_parser("models", help="print the active model set")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(fn=cmd_models)
+    s = sub.add_parser("generate", help="generate with speculative decoding and show every round")
+    s.add_argument("--prompt", required=True)
+    s.add_argument("--drafter", default="ar", help="a drafter name from `models`, or none for plain decoding")
+    s.add_argument("--verifier", default="greedy", choices=["greedy", "sampling", "match"])
+    s.add_argument("--block-size", type=int, default=4, help="proposals per round (k)")
+    s.add_argument("--max-new-tokens", type=int, default=48)
+    s.add_argument("--temperature", type=float, default=1.0)
+    s.add_argument("--top-k", type=int, default=0)
+    s.add_argument("--top-p", type=float, default=1.0)
+    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(fn=cmd_generate)
+    s = sub.add_parser("bench", help="plain decoding vs each drafter, greedy, medians")
+    s.add_argument("--drafters", default="", help="comma-separated; default: every drafter")
+    s.add_argument("--block-sizes", default="2,3,4,6")
+    s.add_argument("--max-new-tokens", type=int, default=64)
+    s.add_argument("--repeats", type=int, default=2)
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(fn=cmd_bench)
+    s = sub.add_parser("train", help="rebuild the embedded models")
+    s.add_argument("stage", nargs="?", default="all", help="corpus, tokenizer, target, drafter or all")
+    s.add_argument("--target-steps", type=int, default=700)
+    s.add_argument("--drafter-steps", type=int, default=300)
+    s.set_defaults(fn=cmd_train)
+    args = p.parse_args(argv)
+    args.fn(args)
+
+
+if __name__ == "__main__":
+    main()

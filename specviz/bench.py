@@ -1,0 +1,74 @@
+"""The benchmark: plain decoding vs every drafter, interleaved in one process, medians.
+
+For each repeat and each prompt, every method runs once, one after another, so slow and fast
+moments of a shared machine fall on all methods alike. Per run:
+  ms_per_token      = decode time (sum of round times; prefill excluded) / committed tokens
+  acceptance_length = committed tokens / target verifications (rounds)
+Each figure is the median over runs; speedup = baseline ms/token / method ms/token.
+A drafter is run at each block size asked for and reported at its best one.
+
+What it leaves out: batch serving (many requests), prefill speed, time to first token.
+"""
+import statistics
+
+from specviz.engine import Generation, Settings
+from specviz.sampling import SamplingSettings
+
+PROMPTS = [
+    "The best way to learn is to",
+    "It is a truth universally acknowledged, that a single man in possession of a good fortune,",
+    'Anne asked, "Could you open the window?" "Yes,',
+    "Mr. Darcy walked towards the window, and",
+    "Elinor was not inclined to",
+    "She had never been so happy as",
+    "The carriage arrived at the door, and",
+    "Emma could not help thinking that",
+]
+
+
+def run_once(models, prompt: str, settings: Settings) -> dict:
+    trace = Generation(models, prompt, settings).run()
+    total = sum(r.total_ms for r in trace.rounds)
+    tokens = len(trace.new_ids)
+    return {"ms_per_token": total / tokens, "acceptance_length": tokens / len(trace.rounds),
+            "overhead_fraction": sum(r.overhead_ms for r in trace.rounds) / total,
+            "draft_ms": statistics.mean(r.draft_ms for r in trace.rounds),
+            "verify_ms": statistics.mean(r.verify_ms for r in trace.rounds),
+            "new_ids": trace.new_ids}
+
+
+def bench(models, drafters: list[str], block_sizes: list[int], max_new_tokens: int = 64,
+          repeats: int = 2, prompts: list[str] = PROMPTS, progress=None) -> dict:
+    """Greedy benchmark; returns {"baseline": {...}, "methods": {name: {...}}, "settings": ...}."""
+    greedy = dict(verifier="greedy", max_new_tokens=max_new_tokens, sampling=SamplingSettings(temperature=0))
+    configs = {"baseline": Settings(drafter=None, **greedy)}
+    for d in drafters:
+        for k in block_sizes:
+            configs[f"{d}@{k}"] = Settings(drafter=d, block_size=k, **greedy)
+    runs = {name: [] for name in configs}
+    mismatches = []
+    for rep in range(repeats + 1):          # repeat 0 warms up and is not counted
+        for prompt in prompts:
+            base_ids = None
+            for name, s in configs.items():
+                r = run_once(models, prompt, s)
+                base_ids = r["new_ids"] if name == "baseline" else base_ids
+                if r["new_ids"] != base_ids:
+                    mismatches.append((name, prompt))
+                if rep:
+                    runs[name].append(r)
+            if progress:
+                progress(rep, prompt)
+    med = {name: {key: statistics.median(r[key] for r in rs)
+                  for key in ("ms_per_token", "acceptance_length", "overhead_fraction", "draft_ms", "verify_ms")}
+           for name, rs in runs.items()}
+    base = med.pop("baseline")
+    methods = {}
+    for d in drafters:
+        by_k = {k: dict(med[f"{d}@{k}"], speedup=base["ms_per_token"] / med[f"{d}@{k}"]["ms_per_token"])
+                for k in block_sizes}
+        best = max(by_k, key=lambda k: by_k[k]["speedup"])
+        methods[d] = dict(by_k[best], block_size=best, by_block_size=by_k)
+    return {"baseline": base, "methods": methods, "greedy_mismatches": mismatches,
+            "settings": {"max_new_tokens": max_new_tokens, "repeats": repeats, "prompts": len(prompts),
+                         "device": str(models.device), "dtype": str(models.dtype).replace("torch.", "")}}

@@ -1,0 +1,1 @@
+"""Drafters: anything that proposes the next few tokens for the target to check."""

@@ -1,0 +1,238 @@
+"""The speculative generator: prefill, then one round per `step()`: draft -> verify -> commit.
+
+Cache bookkeeping (the invariant every round keeps): the target has processed every committed
+token except the newest one. A round feeds [newest committed token, x_1..x_k] to the target in
+one forward, which yields k+1 next-token distributions (after H, H x_1, ..., H x_1..x_k). After
+acceptance the cache is cropped back to the committed prefix minus its newest token, which is
+the correction or bonus just emitted: committed, not yet processed.
+
+Block size: `block_size` here is the number of proposals k per round (DSpark's convention,
+one proposal per drafter input position). DFlash counts the anchor inside its block:
+dflash_block_size = k + 1 (see `from_dflash_block_size`).
+
+Plain decoding is the same loop with no drafter (k = 0): one target forward, one token.
+
+What it leaves out: batching several requests into one target forward (the scheduler lesson
+prices that separately), tree drafts.
+"""
+import time
+from dataclasses import asdict, dataclass, field
+
+import torch
+from transformers import DynamicCache
+
+from specviz.drafters.base import Draft
+from specviz.models import ModelSet
+from specviz.sampling import SamplingSettings, sample, transform
+from specviz.trace import Round, Trace
+from specviz.verify import greedy_matches, residual, speculative_sampling, target_draw_matching
+
+VERIFIERS = ("greedy", "sampling", "match")
+MAX_BLOCK = 32
+TOP = 5  # how many entries of p and q each round records
+
+
+def from_dflash_block_size(dflash_block_size: int) -> int:
+    """DFlash's block_size counts the anchor: it proposes block_size - 1 tokens.
+
+    >>> from_dflash_block_size(16)
+    15
+    """
+    return dflash_block_size - 1
+
+
+@dataclass(frozen=True)
+class Settings:
+    drafter: str | None = "ar"      # None: plain decoding
+    verifier: str = "greedy"
+    block_size: int = 4             # proposals per round (k)
+    max_new_tokens: int = 48
+    sampling: SamplingSettings = field(default_factory=SamplingSettings)
+    seed: int = 0
+
+    def __post_init__(self):
+        if self.verifier not in VERIFIERS:
+            raise ValueError(f"verifier must be one of {VERIFIERS}, got {self.verifier!r}")
+        if not 1 <= self.block_size <= MAX_BLOCK:
+            raise ValueError(f"block size must be between 1 and {MAX_BLOCK}, got {self.block_size}")
+        if self.max_new_tokens < 1:
+            raise ValueError(f"max new tokens must be at least 1, got {self.max_new_tokens}")
+
+
+def encode_prompt(models: ModelSet, prompt: str, settings: Settings) -> tuple[list[int], list[str]]:
+    """Token ids of the prompt, led by the end-of-text token as a start marker.
+
+    An empty or whitespace-only prompt is an error. A prompt too long for the context is cut
+    from the left (the most recent text is what the continuation depends on), with a notice.
+    """
+    if not prompt.strip():
+        raise ValueError("The prompt is empty: type a few words for the model to continue.")
+    room = models.max_context - settings.max_new_tokens - settings.block_size - 1
+    if room < 2:
+        raise ValueError(f"max new tokens ({settings.max_new_tokens}) plus block size leave no room "
+                         f"for a prompt in the model's context of {models.max_context} tokens.")
+    ids = models.tokenizer.encode(prompt)
+    notices = []
+    if len(ids) + 1 > room:
+        notices.append(f"The prompt was {len(ids)} tokens; only its last {room - 1} were kept "
+                       f"(context {models.max_context} tokens, {settings.max_new_tokens} reserved for the answer).")
+        ids = ids[-(room - 1):]
+    return [models.eos_id] + ids, notices
+
+
+def _sync(device: torch.device):
+    if device.type == "cuda":
+        torch.cuda.synchronize()
+    elif device.type == "mps":
+        torch.mps.synchronize()
+
+
+def _top(probs: torch.Tensor, texts: list[str]) -> list[list]:
+    """[[id, text, prob], ...] for the TOP most likely tokens of each row (zeros left out)."""
+    vals, idx = torch.topk(probs, TOP, dim=-1)
+    return [[[i, texts[i], round(v, 5)] for i, v in zip(ri, rv) if v > 0] for ri, rv in zip(idx.tolist(), vals.tolist())]
+
+
+class Generation:
+    """One prompt being continued. `step()` runs a round and returns its `Round`.
+
+    >>> g = Generation(load_embedded(), "The best way to learn is to", Settings())  # doctest: +SKIP
+    >>> r = g.step(); r.accepted, [e["kind"] for e in r.emitted]                    # doctest: +SKIP
+    (2, ['accepted', 'accepted', 'correction'])
+    """
+
+    def __init__(self, models: ModelSet, prompt: str, settings: Settings):
+        self.m, self.s = models, settings
+        ids, notices = encode_prompt(models, prompt, settings)
+        self.committed = list(ids)
+        self.gen = torch.Generator().manual_seed(settings.seed)
+        self.drafter = models.drafter(settings.drafter) if settings.drafter else None
+        self.layers = self.drafter.target_layers if self.drafter else ()
+        self.cache = DynamicCache()
+        settings_record = asdict(settings)
+        self.trace = Trace(prompt=prompt, settings=settings_record, prompt_ids=list(ids),
+                           prefill_ms=0.0, notices=notices)
+        with torch.no_grad():
+            _sync(models.device)
+            t0 = time.perf_counter()
+            hidden = self._target(ids[:-1]) [1] if len(ids) > 1 else None
+            if self.drafter:
+                self.drafter.prefill(ids, hidden)
+            _sync(models.device)
+        self.trace.prefill_ms = (time.perf_counter() - t0) * 1e3
+
+    @property
+    def new_ids(self) -> list[int]:
+        return self.committed[len(self.trace.prompt_ids):]
+
+    @property
+    def done(self) -> bool:
+        return len(self.new_ids) >= self.s.max_new_tokens or (
+            len(self.new_ids) > 0 and self.committed[-1] == self.m.eos_id)
+
+    def _target(self, ids: list[int]):
+        """Forward `ids` through the target on top of its cache: (logits, hidden or None)."""
+        x = torch.tensor([ids], device=self.m.device)
+        out = self.m.target(x, cache=self.cache, use_cache=True, output_hidden_states=bool(self.layers))
+        hidden = torch.cat([out.hidden_states[i + 1] for i in self.layers], -1)[0] if self.layers else None
+        return out.logits[0], hidden
+
+    def _pick(self, logits: torch.Tensor) -> tuple[int, torch.Tensor]:
+        """How a drafter chooses: argmax under the greedy verifier, else a draw from q."""
+        if self.s.verifier == "greedy":
+            return int(logits.argmax()), torch.softmax(logits.float(), -1)
+        q = transform(logits, self.s.sampling)
+        return sample(q, self.gen), q
+
+    @torch.no_grad()
+    def step(self) -> Round | None:
+        """Run one round; None if the generation has finished."""
+        if self.done:
+            self.trace.finished = True
+            return None
+        s, dev, eos = self.s, self.m.device, self.m.eos_id
+        remaining = s.max_new_tokens - len(self.new_ids)
+        processed_before, committed_before = self.cache.get_seq_length(), len(self.committed)
+        _sync(dev)
+        t0 = time.perf_counter()
+
+        # 1. draft: up to k proposals, none past end-of-text or the length limit
+        k = min(s.block_size, remaining) if self.drafter else 0
+        draft = self.drafter.propose(self.committed, k, self._pick) if k else Draft()
+        if eos in draft.tokens:
+            cut = draft.tokens.index(eos) + 1
+            draft.tokens, draft.q = draft.tokens[:cut], draft.q[:cut]
+        x, qs = draft.tokens, draft.q
+        _sync(dev)
+        t1 = time.perf_counter()
+
+        # 2. verify: one target forward over [newest committed token, x_1..x_k]
+        logits, hidden = self._target([self.committed[-1]] + x)
+        _sync(dev)
+        t2 = time.perf_counter()
+
+        # 3. accept
+        choice = logits.argmax(-1).tolist()
+        greedy = None
+        if s.verifier == "greedy":
+            p = torch.softmax(logits.float(), -1)
+            hit_stop = eos in x or len(self.new_ids) + len(x) >= s.max_new_tokens
+            greedy = greedy_matches(x, choice, hit_stop)
+            n, decisions = greedy["n_matches"], [{"accepted": i < greedy["n_matches"]} for i in range(len(x))]
+            last = choice[n]
+        elif s.verifier == "sampling":
+            p = transform(logits, s.sampling)
+            uniforms = torch.rand(len(x), generator=self.gen).tolist()
+            n, decisions = speculative_sampling(x, p, qs, uniforms)
+            last = sample(residual(p[n], qs[n]) if n < len(x) else p[n], self.gen)
+        else:
+            p = transform(logits, s.sampling)
+            draws = [sample(p[i], self.gen) for i in range(len(x) + 1)]
+            n, decisions = target_draw_matching(x, draws)
+            last = draws[n]
+        kinds = ["accepted"] * n + ["bonus" if n == len(x) and not (greedy and greedy["stop_rule_applied"])
+                                    else "correction"]
+        emitted = list(zip(x[:n] + [last], kinds))
+        if eos in [t for t, _ in emitted]:   # nothing is generated after end-of-text
+            emitted = emitted[:[t for t, _ in emitted].index(eos) + 1]
+        emitted = emitted[:remaining]
+
+        # 4. commit, then crop both caches back to the committed prefix minus its newest token
+        self.committed += [t for t, _ in emitted]
+        extra = self.cache.get_seq_length() - (len(self.committed) - 1)
+        if extra > 0:
+            self.cache.crop(-extra)
+        if self.drafter:
+            kept = hidden[:len(self.committed) - 1 - processed_before] if hidden is not None else None
+            self.drafter.commit(self.committed, kept)
+        texts = self.m.token_text
+        rnd = Round(
+            index=len(self.trace.rounds), proposed=list(x), proposed_tokens=[texts[t] for t in x],
+            q=[float(qs[i][t]) for i, t in enumerate(x)], q_top=_top(torch.stack(qs), texts) if qs else [],
+            p_top=_top(p, texts), p_proposed=[float(p[i][t]) for i, t in enumerate(x)], target_choice=choice,
+            decisions=decisions, greedy=greedy, accepted=n,
+            emitted=[{"id": t, "text": texts[t], "kind": kind} for t, kind in emitted],
+            processed_before=processed_before, processed_after=self.cache.get_seq_length(),
+            committed_before=committed_before, committed_after=len(self.committed),
+            draft_ms=0.0, verify_ms=0.0, overhead_ms=0.0, total_ms=0.0, drafter_info=draft.info)
+        _sync(dev)
+        t3 = time.perf_counter()
+        rnd.draft_ms, rnd.verify_ms = (t1 - t0) * 1e3, (t2 - t1) * 1e3
+        rnd.total_ms = (t3 - t0) * 1e3
+        rnd.overhead_ms = rnd.total_ms - rnd.draft_ms - rnd.verify_ms
+        self.trace.rounds.append(rnd)
+        self.trace.finished = self.done
+        return rnd
+
+    def run(self) -> Trace:
+        while self.step() is not None:
+            pass
+        return self.trace
+
+    def text(self) -> str:
+        return self.m.tokenizer.decode(self.new_ids)
+
+
+def generate(models: ModelSet, prompt: str, settings: Settings) -> Trace:
+    """Run a whole generation and return its trace."""
+    return Generation(models, prompt, settings).run()
