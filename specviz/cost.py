@@ -1,0 +1,149 @@
+"""Cost per committed token: the seed's accounting identity, break-even, and the width probe.
+
+    ms per token = total elapsed decode time / total newly committed tokens
+
+Committed tokens are accepted proposals plus the target's correction or bonus; discarded
+proposals cost time and add nothing. Dividing totals (not averaging per-round ratios) weights
+each round by the output it actually delivered.
+
+`verification_cost_by_width` times one target forward of w tokens on top of a fixed context:
+how much more a check of w candidates costs than a one-token step on the running hardware.
+
+What it leaves out: overlapping phases (this engine runs draft, verify and commit one after
+another, so their times add), batch serving, prefill and time to first token.
+"""
+import statistics
+import time
+from dataclasses import dataclass
+
+import torch
+from transformers import DynamicCache
+
+
+def ms_per_token(total_ms: float, tokens: int) -> float:
+    """Elapsed time divided by committed tokens.
+
+    >>> ms_per_token(14.0, 4)
+    3.5
+    """
+    if tokens <= 0:
+        raise ValueError("no committed tokens: cost per token is undefined")
+    return total_ms / tokens
+
+
+def speedup(baseline_ms_per_token: float, method_ms_per_token: float) -> float:
+    """How many times faster than the baseline (below 1: slower).
+
+    >>> round(speedup(10.0, 3.5), 2)
+    2.86
+    """
+    return baseline_ms_per_token / method_ms_per_token
+
+
+@dataclass(frozen=True)
+class Calculator:
+    """The seed's worked example: plain decoding at `baseline_ms` per token against one
+    speculative round of `round_ms` that commits `tokens` tokens.
+
+    >>> c = Calculator(baseline_ms=10, round_ms=14, tokens=4)
+    >>> c.ms_per_token, round(c.speedup, 2), c.faster
+    (3.5, 2.86, True)
+    >>> Calculator(10, 14, 1).ms_per_token, Calculator(10, 14, 1).faster
+    (14.0, False)
+    """
+    baseline_ms: float = 10.0
+    round_ms: float = 14.0
+    tokens: int = 4
+
+    def __post_init__(self):
+        if self.baseline_ms <= 0 or self.round_ms <= 0:
+            raise ValueError("times must be positive")
+        if self.tokens < 1:
+            raise ValueError("a round commits at least one token (the target's correction or bonus)")
+
+    @property
+    def ms_per_token(self) -> float:
+        return ms_per_token(self.round_ms, self.tokens)
+
+    @property
+    def speedup(self) -> float:
+        return speedup(self.baseline_ms, self.ms_per_token)
+
+    @property
+    def faster(self) -> bool:
+        return self.ms_per_token < self.baseline_ms
+
+    @property
+    def break_even_tokens(self) -> float:
+        return break_even_tokens(self.round_ms, self.baseline_ms)
+
+
+def break_even_tokens(round_ms: float, baseline_ms: float) -> float:
+    """Committed tokens per round at which speculation only ties plain decoding.
+
+    >>> break_even_tokens(14.0, 10.0)
+    1.4
+    """
+    return round_ms / baseline_ms
+
+
+def break_even_curve(round_ms: float, baseline_ms: float, max_tokens: int) -> list[dict]:
+    """ms/token and speedup for a round committing 1..max_tokens tokens.
+
+    >>> [row["ms_per_token"] for row in break_even_curve(14.0, 10.0, 2)]
+    [14.0, 7.0]
+    """
+    return [{"tokens": n, "ms_per_token": round_ms / n, "speedup": baseline_ms / (round_ms / n)}
+            for n in range(1, max_tokens + 1)]
+
+
+def trace_costs(trace) -> dict:
+    """Totals of a recorded trace (prefill excluded: the timed boundary is the decode loop).
+
+    Returns decode_ms, tokens, rounds, ms_per_token, acceptance_length (committed tokens per
+    target verification), the summed draft/verify/overhead times and the mean round time.
+    """
+    rounds = trace.rounds
+    tokens = sum(len(r.emitted) for r in rounds)
+    decode = sum(r.total_ms for r in rounds)
+    return {"rounds": len(rounds), "tokens": tokens, "decode_ms": decode,
+            "ms_per_token": ms_per_token(decode, tokens),
+            "acceptance_length": tokens / len(rounds),
+            "draft_ms": sum(r.draft_ms for r in rounds), "verify_ms": sum(r.verify_ms for r in rounds),
+            "overhead_ms": sum(r.overhead_ms for r in rounds), "mean_round_ms": decode / len(rounds),
+            "prefill_ms": trace.prefill_ms}
+
+
+def _sync(device: torch.device):
+    if device.type == "cuda":
+        torch.cuda.synchronize()
+
+
+@torch.no_grad()
+def verification_cost_by_width(models, widths: list[int], context_ids: list[int], repeats: int = 5) -> list[dict]:
+    """Median time of one target forward over w new tokens after `context_ids`, per width.
+
+    Widths are interleaved within each repeat so a busy moment of a shared machine falls on
+    all of them alike; the cache is cropped back after every call so each sees the same
+    context. Repeat 0 warms up and is not counted.
+    """
+    if not context_ids or not widths:
+        raise ValueError("need a context and at least one width")
+    dev, target = models.device, models.target
+    cache = DynamicCache()
+    target(torch.tensor([context_ids], device=dev), cache=cache, use_cache=True)
+    filler = (context_ids * (max(widths) // len(context_ids) + 1))[:max(widths)]
+    times = {w: [] for w in widths}
+    for rep in range(repeats + 1):
+        for w in widths:
+            x = torch.tensor([filler[:w]], device=dev)
+            _sync(dev)
+            t0 = time.perf_counter()
+            target(x, cache=cache, use_cache=True)
+            _sync(dev)
+            if rep:
+                times[w].append((time.perf_counter() - t0) * 1e3)
+            cache.crop(-w)
+    one = statistics.median(times[min(widths)])
+    return [{"width": w, "ms": statistics.median(times[w]), "relative": statistics.median(times[w]) / one}
+            for w in widths]

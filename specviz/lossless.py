@@ -1,0 +1,159 @@
+"""Why speculative sampling is lossless, on distributions small enough to see whole.
+
+Accepted proposals supply q(x) * min(1, p(x)/q(x)) = min(p(x), q(x)) of each token's mass;
+rejections (total mass 1 - sum min(p, q)) are replaced from normalize(max(0, p - q)), which
+supplies exactly the missing max(0, p(x) - q(x)). Together they rebuild p.
+
+Target-draw matching is another valid coupling: draw y ~ p, keep the proposal only if y equals
+it, emit y either way. Same output distribution p; acceptance sum p*q instead of sum min(p, q).
+
+`next_token_distributions` reads the real p and q after a prompt from the running models;
+`coarse` keeps the few tokens worth drawing and lumps the rest into one "other" bar (the rules
+hold exactly on that coarser vocabulary too).
+
+What it leaves out: more than one position (a round's later positions follow the same rule,
+conditioned on the earlier ones being accepted).
+"""
+import random
+
+import torch
+from transformers import DynamicCache
+
+from specviz.engine import Settings, encode_prompt
+from specviz.sampling import SamplingSettings, transform
+from specviz.verify import accept_probability
+
+RULES = ("ratio", "match")
+
+
+def check_distribution(d: list[float], name: str) -> list[float]:
+    """Validate a probability vector typed by a learner; returns it normalised.
+
+    >>> check_distribution([2, 2], "p")
+    [0.5, 0.5]
+    """
+    if not d or any(x < 0 for x in d) or sum(d) <= 0:
+        raise ValueError(f"{name} needs non-negative values with a positive sum")
+    s = float(sum(d))
+    return [x / s for x in d]
+
+
+def rebuild(p: list[float], q: list[float]) -> dict:
+    """The two sources of each token's output mass under the ratio-and-residual rule.
+
+    >>> r = rebuild([0.2, 0.8], [0.4, 0.6])   # the seed's 0.4/0.2 example, first token
+    >>> r["accepted"], [round(x, 3) for x in r["residual_part"]], r["accept_rate"]
+    ([0.2, 0.6], [0.0, 0.2], 0.8)
+    >>> [round(x, 9) for x in r["rebuilt"]]
+    [0.2, 0.8]
+    """
+    accepted = [min(a, b) for a, b in zip(p, q)]
+    positive = [max(0.0, a - b) for a, b in zip(p, q)]
+    rate = sum(accepted)
+    total = sum(positive)
+    normalized = [x / total for x in positive] if total > 0 else list(p)
+    residual_part = [(1 - rate) * x for x in normalized]
+    return {"accepted": accepted, "residual": normalized, "residual_part": residual_part,
+            "accept_rate": round(rate, 12), "rebuilt": [a + r for a, r in zip(accepted, residual_part)]}
+
+
+def acceptance_rate(p: list[float], q: list[float], rule: str) -> float:
+    """Probability that one proposal is kept: sum min(p, q) (ratio) or sum p*q (match).
+
+    >>> acceptance_rate([0.7, 0.3], [0.5, 0.5], "ratio"), acceptance_rate([0.7, 0.3], [0.5, 0.5], "match")
+    (0.8, 0.5)
+    """
+    if rule not in RULES:
+        raise ValueError(f"rule must be one of {RULES}")
+    terms = [min(a, b) for a, b in zip(p, q)] if rule == "ratio" else [a * b for a, b in zip(p, q)]
+    return round(sum(terms), 12)
+
+
+def _draw(d: list[float], rng: random.Random) -> int:
+    u, acc = rng.random(), 0.0
+    for i, x in enumerate(d):
+        acc += x
+        if u < acc:
+            return i
+    return max(i for i, x in enumerate(d) if x > 0)
+
+
+def simulate(p: list[float], q: list[float], n: int, rule: str, seed: int = 0) -> dict:
+    """n single-position rounds: draft x ~ q, verify with `rule`; the emitted token of each.
+
+    Returns {"outputs": [...], "accepted": [...]} (token indices and whether x was kept).
+
+    >>> s = simulate([0.2, 0.8], [0.4, 0.6], 20000, "ratio", seed=3)
+    >>> round(s["outputs"].count(0) / 20000, 1)
+    0.2
+    """
+    if rule not in RULES:
+        raise ValueError(f"rule must be one of {RULES}")
+    rng = random.Random(seed)
+    resid = rebuild(p, q)["residual"]
+    outputs, accepted = [], []
+    for _ in range(n):
+        x = _draw(q, rng)
+        if rule == "ratio":
+            ok = rng.random() < accept_probability(p[x], q[x])
+            y = x if ok else _draw(resid, rng)
+        else:
+            y = _draw(p, rng)
+            ok = y == x
+        outputs.append(y)
+        accepted.append(ok)
+    return {"outputs": outputs, "accepted": accepted}
+
+
+def histogram(outputs: list[int], size: int) -> list[float]:
+    """Empirical frequency of each token index.
+
+    >>> histogram([0, 1, 1, 1], 3)
+    [0.25, 0.75, 0.0]
+    """
+    counts = [0] * size
+    for o in outputs:
+        counts[o] += 1
+    return [c / len(outputs) for c in counts] if outputs else counts
+
+
+@torch.no_grad()
+def next_token_distributions(models, prompt: str, drafter: str, sampling: SamplingSettings):
+    """The target's p and the drafter's q for the token after `prompt` (full vocabulary).
+
+    The drafter is driven through its own interface (prefill, then one proposal whose
+    distribution the pick callback captures), so every drafter works the same way. q is None
+    when the drafter proposes nothing here (prompt lookup without an earlier match).
+    """
+    ids, _ = encode_prompt(models, prompt, Settings(drafter=drafter, block_size=1, max_new_tokens=1))
+    d = models.drafter(drafter)
+    layers = d.target_layers
+    cache = DynamicCache()
+    dev = models.device
+    hidden = None
+    if len(ids) > 1:
+        out = models.target(torch.tensor([ids[:-1]], device=dev), cache=cache, use_cache=True,
+                            output_hidden_states=bool(layers))
+        if layers:
+            hidden = torch.cat([out.hidden_states[i + 1] for i in layers], -1)[0]
+    p = transform(models.target(torch.tensor([ids[-1:]], device=dev), cache=cache, use_cache=True).logits[0, -1], sampling)
+    d.prefill(ids, hidden)
+
+    def pick(logits):   # only q matters here, not which token the drafter would take
+        q = transform(logits, sampling)
+        return int(q.argmax()), q
+
+    draft = d.propose(ids, 1, pick)
+    return p.cpu(), (draft.q[0].cpu() if draft.q else None)
+
+
+def coarse(p: torch.Tensor, q: torch.Tensor, token_text: list[str], n: int = 6) -> dict:
+    """The union of the n likeliest tokens under p and under q, plus one "other" bucket.
+
+    Returns {"labels", "ids", "p", "q"} as plain lists ordered by p (other last).
+    """
+    top = list(dict.fromkeys(torch.topk(p, n).indices.tolist() + torch.topk(q, n).indices.tolist()))
+    top.sort(key=lambda i: -float(p[i]))
+    ps, qs = [float(p[i]) for i in top], [float(q[i]) for i in top]
+    return {"labels": [token_text[i] for i in top] + ["(other)"], "ids": top + [None],
+            "p": ps + [max(0.0, 1 - sum(ps))], "q": qs + [max(0.0, 1 - sum(qs))]}

@@ -1,0 +1,29 @@
+"""Figures for the biased-admission lesson: Theta as Algorithm 1 admits candidates, and the
+running frequency of A under each policy against the target's p(A)."""
+import plotly.graph_objects as go
+
+from specviz.viz.charts import base_layout
+from specviz.viz.style import ACCEPTED, DRAFTER, MUTED, REJECTED, TARGET
+
+POLICY_COLORS = {"retrospective": REJECTED, "non_anticipating": ACCEPTED, "two_steps_earlier": TARGET}
+
+
+def theta_steps(theta0: float, steps: list, title: str) -> go.Figure:
+    """Bars of Theta after each admission attempt, starting from the anchors alone."""
+    x = ["anchor only"] + [f"+ (r{s.request + 1}, j{s.position})" for s in steps]
+    y = [theta0] + [s.theta for s in steps]
+    colors = [MUTED] + [ACCEPTED if s.kept else REJECTED for s in steps]
+    fig = go.Figure([go.Bar(x=x, y=y, marker_color=colors, text=[f"{v:.3f}" for v in y], textposition="outside")])
+    return base_layout(fig, title, yaxis_title="Θ = τ · SPS(B)", yaxis_range=[0, max(y) * 1.25], height=300)
+
+
+def running(series: dict[str, list[float]], target: float, every: int = 1) -> go.Figure:
+    """Running frequency of A per policy; a dashed line at the target's p(A)."""
+    fig = go.Figure()
+    for name, freq in series.items():
+        xs = list(range(1, len(freq) + 1))[::every]
+        fig.add_trace(go.Scatter(name=name.replace("_", " "), x=xs, y=freq[::every], mode="lines",
+                                 line={"color": POLICY_COLORS.get(name, DRAFTER), "width": 3}))
+    fig.add_hline(y=target, line_dash="dash", line_color="#0f172a", annotation_text=f"target p(A) = {target:g}")
+    return base_layout(fig, "running frequency of A", xaxis_title="rounds", yaxis_title="P(first token = A)",
+                       yaxis_range=[0, 1], xaxis_type="log")

@@ -1,0 +1,118 @@
+"""The verification of one round as HTML: candidate histories H, H a, H a b, ... with what the
+target (p) and the drafter (q) predict after each, the verdict per proposal, and the greedy
+n_matches computation with the round's real numbers.
+
+Row i is the history H x_1..x_i. The target's prediction there checks proposal x_{i+1} (not
+x_i); the last row (after every proposal) can only supply a bonus token.
+
+What it leaves out: the probabilities beyond the recorded top few (a `Round` keeps the top 5).
+"""
+import html
+
+from specviz.viz.tokens import PHASES, esc
+
+
+def _top(entries: list, cls: str, highlight: int | None = None) -> str:
+    parts = []
+    for tid, text, prob in entries[:4]:
+        strong = ' style="outline:2px solid #0f172a"' if tid == highlight else ""
+        parts.append(f'<span class="sv-chip"{strong}>{esc(text)}<small class="{cls}">{prob:.2f}</small></span>')
+    return "".join(parts) or "—"
+
+
+def history_label(tokens: list[str], i: int) -> str:
+    """H followed by the first i proposals, escaped.
+
+    >>> history_label([" a", "<b>"], 2)
+    'H <span class="sv-space">·</span>a &lt;b&gt;'
+    """
+    return "H" + "".join(" " + esc(t) for t in tokens[:i])
+
+
+def _verdict(r, i: int, verifier: str) -> str:
+    if i >= len(r.decisions):
+        return "—"
+    d = r.decisions[i]
+    if i > r.accepted:
+        return '<span style="color:#94a3b8">unused: this history holds a rejected token</span>'
+    ok = i < r.accepted
+    mark = '<span class="sv-mark ok">✓ keep</span>' if ok else '<span class="sv-mark no">✗ reject</span>'
+    if verifier == "greedy":
+        g = r.greedy
+        if not ok and g and g["stop_rule_applied"]:
+            mark = '<span class="sv-mark no">stop rule: target supplies it</span>'
+        choice = esc(_text_of(r, i, r.target_choice[i]))
+        return f"target's argmax is {choice} {'=' if g['mismatch'][i] == 0 else '≠'} proposal {mark}"
+    if verifier == "sampling":
+        return (f"u = {d['u']:.3f} vs min(1, p/q) = min(1, {d['p']:.3f}/{d['q']:.3f}) = {d['ratio']:.3f} {mark}")
+    return f"target draws {esc(_text_of(r, i, d['target_draw']))} {mark}"
+
+
+def _text_of(r, i: int, tid: int) -> str:
+    """Text of token `tid` from the round's own records (the target's top list or the proposals)."""
+    for t, text, _ in r.p_top[i]:
+        if t == tid:
+            return text
+    if i < len(r.proposed) and r.proposed[i] == tid:
+        return r.proposed_tokens[i]
+    return f"#{tid}"
+
+
+def histories_html(r, phase: str, verifier: str) -> str:
+    """A table: candidate history, proposal checked there, p top, q top, verdict."""
+    if phase not in PHASES:
+        raise ValueError(f"phase must be one of {PHASES}")
+    rows = []
+    k = len(r.proposed)
+    for i in range(k + 1):
+        if i < k:
+            checked = f'{esc(r.proposed_tokens[i])} <small>(q {r.q[i]:.2f}{"" if phase == "draft" else f", p {r.p_proposed[i]:.2f}"})</small>'
+            q_cell = _top(r.q_top[i], "sv-q", r.proposed[i]) if i < len(r.q_top) else "—"
+        else:
+            checked = "<small>nothing left: a bonus comes from here</small>"
+            q_cell = "—"
+        if phase == "draft":
+            p_cell, verdict = '<span style="color:#94a3b8">not computed yet</span>', ""
+        else:
+            p_cell = _top(r.p_top[i], "sv-p", r.proposed[i] if i < k else None)
+            verdict = _verdict(r, i, verifier) if i < k else (
+                "bonus drawn here" if r.emitted and r.emitted[-1]["kind"] == "bonus" and r.accepted == k else "")
+        rows.append(f"<tr><td>{history_label(r.proposed_tokens, i)}</td><td>{checked}</td>"
+                    f"<td>{p_cell}</td><td>{q_cell}</td><td>{verdict}</td></tr>")
+    head = ("<tr><th>candidate history</th><th>proposal checked here</th>"
+            "<th><span class='sv-p'>p</span>: target predicts (top)</th>"
+            "<th><span class='sv-q'>q</span>: drafter proposed from</th><th>verdict</th></tr>")
+    return f'<table class="sv-table">{head}{"".join(rows)}</table>'
+
+
+def _cells(values: list) -> str:
+    return "".join(f'<td class="num">{v}</td>' for v in values)
+
+
+def n_matches_html(r) -> str:
+    """The transformers 4.46 greedy rule written out with this round's values.
+
+    mismatch_i = (x_i != argmax p_i); cumsum; n_matches = sum(cumsum < 1), minus one under the
+    stop rule. Empty string when the round was not verified greedily.
+    """
+    g = r.greedy
+    if not g:
+        return ""
+    k = len(r.proposed)
+    choice = [esc(_text_of(r, i, r.target_choice[i])) for i in range(k)]
+    below = [int(c < 1) for c in g["cumsum"]]
+    rows = [
+        f"<tr><th>proposal x</th>{''.join(f'<td class=num>{esc(t)}</td>' for t in r.proposed_tokens)}</tr>",
+        f"<tr><th>target argmax</th>{''.join(f'<td class=num>{c}</td>' for c in choice)}</tr>",
+        f"<tr><th>mismatch</th>{_cells(g['mismatch'])}</tr>",
+        f"<tr><th>cumsum</th>{_cells(g['cumsum'])}</tr>",
+        f"<tr><th>cumsum &lt; 1</th>{_cells(below)}</tr>",
+    ]
+    n = sum(below)
+    formula = f"n_matches = sum(cumsum < 1) = {n}"
+    if g["stop_rule_applied"]:
+        formula += f"; the block hit a stop and all matched, so n_matches -= 1 → {g['n_matches']}"
+    formula += (f"; valid_tokens = selected_tokens[:, : n_matches + 1] → {g['n_matches'] + 1} "
+                f"token{'s' if g['n_matches'] else ''} committed")
+    return (f'<table class="sv-table">{"".join(rows)}</table>'
+            f'<p style="margin-top:0.5em"><code>{html.escape(formula)}</code></p>')

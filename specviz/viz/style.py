@@ -1,0 +1,75 @@
+"""One palette and one stylesheet for every page, plus the larger presenter-mode type.
+
+Colours carry meaning across lessons: the target (p) is blue, the drafter (q) amber, accepted
+tokens green, rejected red, corrections orange, bonus tokens violet.
+"""
+TARGET = "#2563eb"
+DRAFTER = "#f59e0b"
+ACCEPTED = "#16a34a"
+REJECTED = "#dc2626"
+CORRECTION = "#ea580c"
+BONUS = "#7c3aed"
+MUTED = "#94a3b8"
+INK = "#0f172a"
+
+CSS = f"""
+.sv-text {{ font-size: 1.25rem; line-height: 2.1; }}
+.sv-prompt {{ color: #475569; }}
+.sv-chip {{ display: inline-block; padding: 0.05em 0.4em; margin: 0.1em 0.12em; border-radius: 0.4em;
+  border: 2px solid {MUTED}; background: #f8fafc; font-family: ui-monospace, monospace; white-space: pre;
+  line-height: 1.5; }}
+.sv-chip small {{ font-family: sans-serif; color: #475569; margin-left: 0.3em; }}
+.sv-space {{ color: #cbd5e1; }}
+.sv-proposal {{ border-color: {DRAFTER}; background: #fffbeb; }}
+.sv-accepted {{ border-color: {ACCEPTED}; background: #f0fdf4; }}
+.sv-rejected {{ border-color: {REJECTED}; background: #fef2f2; text-decoration: line-through; }}
+.sv-discarded {{ border-color: #cbd5e1; color: #94a3b8; background: #f8fafc; text-decoration: line-through; }}
+.sv-correction {{ border-color: {CORRECTION}; background: #fff7ed; font-weight: 600; }}
+.sv-bonus {{ border-color: {BONUS}; background: #f5f3ff; font-weight: 600; }}
+.sv-new {{ box-shadow: 0 0 0 3px #fde68a; }}
+.sv-gen-accepted {{ background: #dcfce7; border-radius: 0.25em; }}
+.sv-gen-correction {{ background: #ffedd5; border-radius: 0.25em; }}
+.sv-gen-bonus {{ background: #ede9fe; border-radius: 0.25em; }}
+.sv-mark {{ font-weight: 700; margin-left: 0.2em; }}
+.sv-mark.ok {{ color: {ACCEPTED}; }} .sv-mark.no {{ color: {REJECTED}; }}
+table.sv-table {{ border-collapse: collapse; width: 100%; font-size: 0.95rem; }}
+table.sv-table th, table.sv-table td {{ border-bottom: 1px solid #e2e8f0; padding: 0.35em 0.5em;
+  text-align: left; vertical-align: top; }}
+table.sv-table th {{ color: #475569; font-weight: 600; }}
+table.sv-table td.num {{ text-align: right; font-variant-numeric: tabular-nums; }}
+.sv-p {{ color: {TARGET}; font-weight: 600; }} .sv-q {{ color: #b45309; font-weight: 600; }}
+.sv-strip {{ display: flex; flex-wrap: wrap; gap: 3px; align-items: stretch; }}
+.sv-cell {{ min-width: 2.2em; padding: 0.2em 0.35em; border-radius: 0.3em; font-family: ui-monospace, monospace;
+  white-space: pre; font-size: 0.9rem; text-align: center; border: 2px solid transparent; }}
+.sv-cell.processed {{ background: #dbeafe; border-color: #93c5fd; }}
+.sv-cell.pending {{ background: #fef9c3; border: 2px dashed #ca8a04; }}
+.sv-cell.speculative {{ background: #fffbeb; border: 2px dashed {DRAFTER}; }}
+.sv-cell.drafted {{ background: #fff; border: 2px dotted {DRAFTER}; color: #92400e; }}
+.sv-cell.discarded {{ background: #f1f5f9; color: #94a3b8; text-decoration: line-through; }}
+.sv-cell.elided {{ color: #64748b; }}
+.sv-legend {{ font-size: 0.85rem; color: #475569; margin-top: 0.4em; }}
+.sv-legend span.sv-cell {{ display: inline-block; min-width: 1em; margin: 0 0.3em 0 0.8em; }}
+.sv-phase {{ display: inline-block; padding: 0.15em 0.7em; border-radius: 1em; margin-right: 0.4em;
+  background: #e2e8f0; color: #475569; font-weight: 600; }}
+.sv-phase.on {{ background: {TARGET}; color: white; }}
+.sv-big {{ font-size: 2.4rem; font-weight: 700; color: {INK}; }}
+.sv-race {{ font-size: 1.15rem; line-height: 1.9; min-height: 6em; padding: 0.6em 0.8em; border-radius: 0.6em;
+  background: #f8fafc; border: 1px solid #e2e8f0; }}
+"""
+
+PRESENTER_CSS = """
+html, body, [data-testid="stAppViewContainer"] { font-size: 21px; }
+[data-testid="stMarkdownContainer"] p, [data-testid="stMarkdownContainer"] li { font-size: 1.3rem; }
+h1 { font-size: 3rem !important; } h2 { font-size: 2.2rem !important; } h3 { font-size: 1.7rem !important; }
+.sv-text { font-size: 1.7rem; } .sv-chip { font-size: 1.3rem; } table.sv-table { font-size: 1.2rem; }
+.sv-cell { font-size: 1.15rem; } .sv-race { font-size: 1.5rem; }
+"""
+
+
+def stylesheet(presenter: bool) -> str:
+    """The <style> block for a page: always the base sheet, plus large type for presenting.
+
+    >>> "font-size: 21px" in stylesheet(True), "font-size: 21px" in stylesheet(False)
+    (True, False)
+    """
+    return "<style>" + CSS + (PRESENTER_CSS if presenter else "") + "</style>"
