@@ -98,3 +98,43 @@ def to_params(s: LessonSettings) -> dict:
     '4'
     """
     return {f.name: str(getattr(s, f.name)) for f in fields(s)}
+
+
+@dataclass(frozen=True)
+class Cursor:
+    """Where a page is in a recorded trace: `shown` rounds on screen (the current one is round
+    shown - 1) and the phase of the current round revealed so far.
+
+    The engine runs a whole round at once; the cursor reveals it draft -> verify -> commit.
+
+    >>> c = Cursor().forward(); c
+    Cursor(shown=1, phase='draft')
+    >>> c.forward().forward(), c.forward().forward().forward()
+    (Cursor(shown=1, phase='commit'), Cursor(shown=2, phase='draft'))
+    >>> Cursor(2, "draft").back(), Cursor(2, "verify").next_round()
+    (Cursor(shown=1, phase='commit'), Cursor(shown=2, phase='commit'))
+    """
+    shown: int = 0
+    phase: str = "commit"
+
+    def forward(self) -> "Cursor":
+        """The next phase; after commit, the draft phase of the next round."""
+        if self.phase == "commit":
+            return Cursor(self.shown + 1, "draft")
+        return Cursor(self.shown, PHASE_ORDER[PHASE_ORDER.index(self.phase) + 1])
+
+    def next_round(self) -> "Cursor":
+        """Finish the current round, or show the next one whole."""
+        if self.shown and self.phase != "commit":
+            return Cursor(self.shown, "commit")
+        return Cursor(self.shown + 1, "commit")
+
+    def back(self) -> "Cursor":
+        if self.shown == 0:
+            return self
+        if self.phase == "draft":
+            return Cursor(self.shown - 1, "commit")
+        return Cursor(self.shown, PHASE_ORDER[PHASE_ORDER.index(self.phase) - 1])
+
+
+PHASE_ORDER = ("draft", "verify", "commit")

@@ -1,0 +1,77 @@
+"""Home: draft-then-verify in a few sentences, a live race on one prompt, links to the lessons."""
+import streamlit as st
+
+import appkit
+from specviz import race
+from specviz.app_state import PRESETS
+from specviz.engine import Settings
+from specviz.sampling import SamplingSettings
+from specviz.viz.race import lane_html
+
+appkit.css()
+st.title("Draft, then verify")
+st.markdown(
+    "A language model writes one token at a time: token N+1 cannot start until token N is chosen. "
+    "**Speculative decoding** lets a cheap *drafter* guess the next few tokens, and the expensive "
+    "*target* model checks the whole guess in **one** pass. The target keeps the longest prefix it "
+    "agrees with, then adds one token of its own: the **correction** at the first miss, or a **bonus** "
+    "if every guess was right. The text is exactly what the target would have written alone; only the "
+    "number of expensive passes changes.")
+st.caption("Sources: *Draft, Then Verify* (seed 004) and *How speculative decoding checks ahead* (seed 000).")
+
+st.subheader("A race on the same prompt")
+st.markdown("Both runners use the same target model, greedy decoding, on this machine, now. "
+            "**Predict first:** will the two texts be the same? Which one finishes first?")
+appkit.default("keep_home_prompt", PRESETS[0])
+c1, c2, c3 = st.columns([3, 1, 1])
+c1.text_input("Prompt", key="keep_home_prompt")
+m = appkit.models()
+drafters = list(m.drafter_models) if m else []
+if drafters:
+    appkit.default("keep_home_drafter", drafters[0])
+    c2.selectbox("Drafter", drafters, key="keep_home_drafter", format_func=appkit.drafter_label)
+appkit.default("keep_home_k", 4)
+c3.slider("Proposals per round (k)", 1, 8, key="keep_home_k")
+
+
+def run_race(lanes):
+    """Step both runners under the engine lock, redrawing both lanes after every round."""
+    settings = Settings(drafter=st.session_state["keep_home_drafter"], verifier="greedy",
+                        block_size=st.session_state["keep_home_k"], max_new_tokens=40,
+                        sampling=SamplingSettings(temperature=0))
+    with appkit.engine():
+        runners = race.start(m, st.session_state["keep_home_prompt"], settings)
+    while True:
+        with appkit.engine():
+            moved = race.step(runners)
+        if moved is None:
+            break
+        for lane, r in zip(lanes, runners):
+            lane.html(lane_html(r.name, r.texts, r.ms_per_token, r.done, plain=r is runners[0]))
+    return runners
+
+
+go = st.button("Start the race", type="primary", disabled=m is None)
+lanes = [st.empty(), st.empty()]
+if go:
+    try:
+        runners = run_race(lanes)
+        st.session_state["home_race"] = [(r.name, r.texts, r.ms_per_token) for r in runners]
+    except ValueError as e:
+        st.error(str(e))
+result = st.session_state.get("home_race")
+if result:
+    for i, (lane, (name, texts, mspt)) in enumerate(zip(lanes, result)):
+        lane.html(lane_html(name, texts, mspt, True, plain=i == 0))
+    (_, plain_texts, plain_ms), (_, spec_texts, spec_ms) = result
+    same = [t for t, _ in plain_texts] == [t for t, _ in spec_texts]
+    st.markdown(f"**Same text:** {'yes, token for token' if same else 'no'} · "
+                f"**plain** {plain_ms:.1f} ms/token · **speculative** {spec_ms:.1f} ms/token · "
+                f"**speedup** {plain_ms / spec_ms:.2f}×")
+    st.caption("Colours in the speculative lane: green = drafted and accepted, orange = the target's correction, "
+               "violet = bonus. Decode time only: both runners process the prompt before the start line. "
+               "Lesson 7 takes the time apart; lesson 8 asks what such a number can and cannot tell you.")
+
+st.subheader("Lessons")
+for path, title, _ in appkit.LESSONS:
+    st.page_link(path, label=title)

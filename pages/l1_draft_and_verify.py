@@ -1,0 +1,221 @@
+"""Lesson 1: draft and verify, one round at a time, phase by phase.
+
+The engine runs each round whole and records it; this page reveals the recorded round in three
+phases (draft, verify, commit), so back and reset never call a model. A trace can be saved as
+JSON and loaded back to replay without any model.
+"""
+import time
+
+import streamlit as st
+
+import appkit
+from specviz.app_state import PRESETS, VERIFIER_LABELS, Cursor, LessonSettings, from_params, to_params
+from specviz.engine import MAX_BLOCK, VERIFIERS, Generation
+from specviz.trace import Trace
+from specviz.viz import cache, histories, tokens
+
+S = st.session_state
+KEYS = {f: f"keep_l1_{f}" for f in ("prompt", "drafter", "verifier", "k", "temperature", "seed", "max_new")}
+TICK_S = 0.7
+
+appkit.header(
+    "1 · Draft and verify",
+    "seed 000, “A known candidate history can be evaluated before it is accepted” (with the transformers "
+    "v4.46 `n_matches` excerpt and its cache bookkeeping); seed 004, “Draft, then verify”.",
+    "The drafter proposes a block **a b c …**; the target scores every candidate history **H, H a, H a b, …** "
+    "in one pass. Look at each row: the prediction after *H a* checks **b**, not a. The target keeps proposals "
+    "up to its first disagreement, then adds its own token. Watch the cache strip too: the newest committed "
+    "token is never in the target's cache yet.")
+
+m = appkit.models()
+drafters = list(m.drafter_models) if m else ["ar"]
+state = S.setdefault("l1", {"trace": None, "gen": None, "cursor": Cursor(), "replay": False, "error": None,
+                            "playing": False, "last_move": 0.0, "guesses": {}, "params_read": False})
+
+
+def current_settings() -> LessonSettings:
+    return LessonSettings(**{f: S[k] for f, k in KEYS.items()})
+
+
+def start():
+    """Prefill a fresh generation with the chosen settings (no round runs yet)."""
+    state.update(error=None, playing=False)
+    try:
+        s = current_settings()
+        with appkit.engine():
+            gen = Generation(appkit.require_models(), s.prompt, s.engine_settings())
+    except ValueError as e:
+        state["error"] = str(e)
+        return
+    state.update(gen=gen, trace=gen.trace, cursor=Cursor(), replay=False, guesses={}, link=to_params(s))
+
+
+def load_upload():
+    """Replay an uploaded trace: no model needed, only the recorded rounds."""
+    f = S.get("l1_upload")
+    if f is None:
+        return
+    try:
+        trace = Trace.from_json(f.getvalue().decode("utf-8"))
+        if not trace.rounds:
+            raise ValueError("the trace holds no rounds")
+    except (ValueError, UnicodeDecodeError) as e:
+        state["error"] = f"Could not load {f.name}: {e}"
+        return
+    state.update(trace=trace, gen=None, replay=True, cursor=Cursor(), error=None, playing=False, guesses={})
+
+
+def ensure(index: int) -> bool:
+    """Is round `index` recorded? Run the engine for it if needed and possible."""
+    trace = state["trace"]
+    while len(trace.rounds) <= index:
+        gen = state["gen"]
+        if gen is None or gen.done:
+            return False
+        with appkit.engine():
+            if gen.step() is None:
+                return False
+    return True
+
+
+def move(action: str):
+    cur = state["cursor"]
+    new = {"forward": cur.forward, "round": cur.next_round, "back": cur.back, "reset": lambda: Cursor()}[action]()
+    if new.shown == 0 or ensure(new.shown - 1):
+        state["cursor"] = new
+    else:
+        state["playing"] = False
+        if action != "back":
+            S["l1_toast"] = "The generation has finished." if not state["replay"] else "End of the recorded trace."
+    state["last_move"] = time.monotonic()
+
+
+def toggle_play():
+    state["playing"] = not state["playing"]
+    state["last_move"] = 0.0
+
+
+def use_preset():
+    if S.get("l1_preset"):
+        S[KEYS["prompt"]] = S["l1_preset"]
+
+
+def remember_guess(index: int):
+    state["guesses"][index] = S.get(f"l1_guess_{index}")
+
+
+# --- settings: a shared link fills them in once; later edits stay in session state ---------------
+if not state["params_read"]:
+    state["params_read"] = True
+    base = LessonSettings(**{f: S[k] for f, k in KEYS.items() if k in S})
+    linked, errors = from_params(dict(st.query_params), drafters, base)
+    state["param_errors"] = errors
+    for f, key in KEYS.items():
+        S[key] = getattr(linked, f)
+for err in state.get("param_errors", []):
+    st.warning(f"A setting in the link was ignored: {err}. The default is used instead.")
+if S[KEYS["drafter"]] not in drafters:
+    S[KEYS["drafter"]] = drafters[0]
+
+with st.expander("Prompt and settings", expanded=state["trace"] is None):
+    c1, c2 = st.columns([3, 2])
+    c1.selectbox("Preset prompts", PRESETS, index=None, placeholder="Pick a preset…", key="l1_preset",
+                 on_change=use_preset)
+    c1.text_area("Prompt (free text)", key=KEYS["prompt"], height=80)
+    c2.selectbox("Drafter", drafters, key=KEYS["drafter"], format_func=appkit.drafter_label)
+    c2.selectbox("Verifier", VERIFIERS, key=KEYS["verifier"], format_func=VERIFIER_LABELS.get)
+    c3, c4, c5, c6 = st.columns(4)
+    c3.slider("Block size k (proposals)", 1, min(MAX_BLOCK, 12), key=KEYS["k"])
+    c4.slider("Temperature", 0.05, 2.0, step=0.05, key=KEYS["temperature"],
+              disabled=S[KEYS["verifier"]] == "greedy", help="Greedy verification decodes at temperature 0.")
+    c5.number_input("Seed", 0, 2**31 - 1, step=1, key=KEYS["seed"])
+    c6.number_input("Max new tokens", 1, 128, step=1, key=KEYS["max_new"])
+    st.button("Start with these settings", type="primary", on_click=start, disabled=m is None)
+
+if state["trace"] is None and m is not None and state["error"] is None:
+    start()   # first visit: open on a live generation, not an empty page
+if state.get("link") and not state["replay"]:
+    st.query_params.from_dict(state.pop("link"))
+if state["error"]:
+    st.error(state["error"])
+if m is None and state["trace"] is None:
+    st.error(f"The models are not available ({S.get('models_error')}). You can still replay a saved trace below.")
+
+
+def panel():
+    """Step controls and everything that changes when stepping."""
+    trace: Trace | None = state["trace"]
+    if trace is None:
+        return
+    if state["playing"] and time.monotonic() - state["last_move"] >= TICK_S * 0.9:
+        move("forward")
+    if state["playing"] != playing_at_start:
+        st.rerun()   # start or stop the timer: the fragment's run_every is fixed per full run
+    b = st.columns(5)
+    b[0].button("◀ Back", on_click=move, args=("back",), shortcut="Left", width="stretch")
+    b[1].button("Next phase ▶", on_click=move, args=("forward",), shortcut="Right", type="primary",
+                width="stretch")
+    b[2].button("Next round ⏭", on_click=move, args=("round",), shortcut="N", width="stretch")
+    b[3].button("⏸ Pause" if state["playing"] else "▶ Play", on_click=toggle_play, shortcut="P",
+                width="stretch")
+    b[4].button("↺ Reset", on_click=move, args=("reset",), shortcut="Home", width="stretch")
+    if S.get("l1_toast"):
+        st.info(S.pop("l1_toast"))
+
+    cur: Cursor = state["cursor"]
+    verifier = trace.settings.get("verifier", "greedy")
+    source = "replaying a saved trace" if state["replay"] else "live"
+    if cur.shown == 0:
+        appkit.html(tokens.committed_html(trace.prompt, trace.rounds, 0, "commit"))
+        st.markdown(f"**Ready** ({source}). Press **Next phase** (→) to let the drafter propose its first block.")
+        for n in trace.notices:
+            st.info(n)
+        return
+    r = trace.rounds[cur.shown - 1]
+    appkit.html(f'{tokens.phase_badges(cur.phase)} <b>round {r.index + 1}</b> · {source} · '
+                f'{len(trace.rounds)} recorded')
+    appkit.html(tokens.committed_html(trace.prompt, trace.rounds, cur.shown, cur.phase))
+
+    st.markdown("**The drafted block**")
+    appkit.html(tokens.block_html(r, cur.phase))
+    guess_key = f"l1_guess_{r.index}"
+    options = list(range(len(r.proposed) + 1))
+    if cur.phase == "draft" and r.proposed:
+        appkit.default(guess_key, state["guesses"].get(r.index))
+        st.radio("**Predict before you step:** how many of these proposals will the target keep?", options,
+                 horizontal=True, key=guess_key, on_change=remember_guess, args=(r.index,))
+    elif cur.phase != "draft":
+        guess = state["guesses"].get(r.index)
+        verdict = f"You predicted {guess}; the target kept **{r.accepted}**." if guess is not None else ""
+        st.markdown(f"{verdict} {tokens.summary(r) if cur.phase == 'commit' else ''}")
+
+    st.markdown("**Candidate histories: what the target predicts after each**")
+    appkit.html(histories.histories_html(r, cur.phase, verifier))
+    if r.greedy and cur.phase != "draft":
+        st.markdown("**The `n_matches` computation, with this round's values** (transformers v4.46)")
+        appkit.html(histories.n_matches_html(r))
+
+    st.markdown("**The target's cache**")
+    before = prompt_texts(trace) + [e["text"] for x in trace.rounds[:r.index] for e in x.emitted]
+    appkit.html(cache.strip_html(before, r, cur.phase))
+
+    with st.expander("Round log", expanded=False):
+        st.dataframe(tokens.log_rows(trace.rounds[:cur.shown]), hide_index=True, width="stretch")
+
+
+def prompt_texts(trace: Trace) -> list[str]:
+    """Text of each prompt token: from the models when live; ids when replaying a file."""
+    if not state["replay"] and m is not None:
+        return [m.token_text[i] for i in trace.prompt_ids]
+    return [f"#{i}" for i in trace.prompt_ids]
+
+
+playing_at_start = state["playing"]
+st.fragment(run_every=TICK_S if playing_at_start else None)(panel)()
+
+with st.expander("Save or replay a trace", expanded=m is None):
+    if state["trace"] is not None and state["trace"].rounds:
+        st.download_button("Download the recorded rounds (JSON)", state["trace"].to_json(),
+                           file_name="specviz-trace.json", mime="application/json", on_click="ignore")
+    st.file_uploader("Replay a saved trace (no model needed)", type=["json"], key="l1_upload",
+                     on_change=load_upload)
