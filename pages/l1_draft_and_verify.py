@@ -117,7 +117,7 @@ for err in state.get("param_errors", []):
 if S[KEYS["drafter"]] not in drafters:
     S[KEYS["drafter"]] = drafters[0]
 
-with st.expander("Prompt and settings", expanded=state["trace"] is None):
+with st.expander("Prompt and settings", expanded=m is None or bool(state["error"])):
     c1, c2 = st.columns([3, 2])
     c1.selectbox("Preset prompts", PRESETS, index=None, placeholder="Pick a preset…", key="l1_preset",
                  on_change=use_preset)
@@ -155,7 +155,7 @@ def panel():
     b[0].button("◀ Back", on_click=move, args=("back",), shortcut="Left", width="stretch")
     b[1].button("Next phase ▶", on_click=move, args=("forward",), shortcut="Right", type="primary",
                 width="stretch")
-    b[2].button("Next round ⏭", on_click=move, args=("round",), shortcut="N", width="stretch")
+    b[2].button("Next round »", on_click=move, args=("round",), shortcut="N", width="stretch")
     b[3].button("⏸ Pause" if state["playing"] else "▶ Play", on_click=toggle_play, shortcut="P",
                 width="stretch")
     b[4].button("↺ Reset", on_click=move, args=("reset",), shortcut="Home", width="stretch")

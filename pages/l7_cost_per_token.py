@@ -1,2 +1,108 @@
+"""Lesson 7: cost per committed token, from the seed's arithmetic to a live measurement."""
 import streamlit as st
-st.title("todo")
+
+import appkit
+from specviz import cost
+from specviz.app_state import PRESETS
+from specviz.engine import Settings, encode_prompt
+from specviz.sampling import SamplingSettings
+from specviz.viz import costs as figs
+
+S = st.session_state
+WIDTHS = [1, 2, 3, 4, 6, 8, 12, 16]
+
+appkit.header(
+    "7 · Cost per token",
+    "seed 000, “Measure elapsed time per committed token” and “Why can doing extra calculations save time?”; "
+    "seed 004, “per-token latency is roughly the drafting time plus the verification time, divided by that "
+    "acceptance length”.",
+    "A speculative round costs **more** than one plain step: it drafts, and the target checks several positions. "
+    "It pays only if enough tokens survive. The one number to watch: **total decode time ÷ committed tokens**, "
+    "counting accepted proposals plus the target's correction or bonus, and nothing that was thrown away.")
+
+# --- the seed's worked example, editable ------------------------------------------------------
+st.subheader("The seed's arithmetic")
+st.radio("**Predict:** plain decoding costs 10 ms per token. A speculative round takes 14 ms. "
+         "If it commits only **one** token, is speculation faster or slower?",
+         ["faster", "slower", "the same"], horizontal=True, key="l7_guess", index=None)
+c1, c2, c3 = st.columns(3)
+appkit.default("keep_l7_base", 10.0)
+appkit.default("keep_l7_round", 14.0)
+appkit.default("keep_l7_tokens", 4)
+base = c1.number_input("plain decoding, ms per token", 0.1, 1000.0, step=0.5, key="keep_l7_base")
+rnd = c2.number_input("one speculative round, ms", 0.1, 5000.0, step=0.5, key="keep_l7_round")
+tok = c3.number_input("tokens the round commits", 1, 64, step=1, key="keep_l7_tokens")
+calc = cost.Calculator(base, rnd, tok)
+one = cost.Calculator(base, rnd, 1)
+m1, m2, m3 = st.columns(3)
+m1.metric("ms per token", f"{calc.ms_per_token:.2f} ms", help=f"{rnd:g} ms ÷ {tok} tokens")
+m2.metric("speedup", f"{calc.speedup:.2f}×", delta="faster" if calc.faster else "slower",
+          delta_color="normal" if calc.faster else "inverse")
+m3.metric("break-even", f"{calc.break_even_tokens:.2f} tokens/round", help="round ms ÷ plain ms per token")
+if S.get("l7_guess"):
+    st.markdown(f"**Answer:** committing one token, the round costs **{one.ms_per_token:g} ms per token** "
+                f"against {base:g}: {'faster' if one.faster else 'slower'} ({one.speedup:.2f}×). "
+                f"The extra latency is only repaid when it is shared by several delivered tokens.")
+
+# --- a live measurement --------------------------------------------------------------------------
+st.subheader("Measured on this machine, now")
+m = appkit.require_models()
+drafters = list(m.drafter_models)
+c1, c2, c3 = st.columns([3, 1, 1])
+appkit.default("keep_l7_prompt", PRESETS[0])
+appkit.default("keep_l7_drafter", drafters[0])
+appkit.default("keep_l7_k", 4)
+c1.selectbox("Prompt", PRESETS, key="keep_l7_prompt")
+c2.selectbox("Drafter", drafters, key="keep_l7_drafter", format_func=appkit.drafter_label)
+c3.slider("k (proposals per round)", 1, 12, key="keep_l7_k")
+
+
+def run_measurement():
+    settings = Settings(drafter=S["keep_l7_drafter"], verifier="greedy", block_size=S["keep_l7_k"],
+                        max_new_tokens=32, sampling=SamplingSettings(temperature=0))
+    with st.spinner("Measuring plain and speculative decoding…"), appkit.engine():
+        S["measurement"] = {"prompt": S["keep_l7_prompt"], "settings": settings,
+                            **cost.measure(m, S["keep_l7_prompt"], settings)}
+
+
+st.button("Measure again", on_click=run_measurement, type="primary")
+if "measurement" not in S:
+    run_measurement()
+res = S["measurement"]
+p, s = res["plain"]["costs"], res["speculative"]["costs"]
+st.caption(f"Greedy, {res['settings'].max_new_tokens} new tokens, drafter {res['settings'].drafter}, "
+           f"k = {res['settings'].block_size}, prompt “{res['prompt']}”. Prefill is outside the timed boundary.")
+m1, m2, m3, m4 = st.columns(4)
+m1.metric("plain decoding", f"{p['ms_per_token']:.2f} ms/token")
+m2.metric("speculative", f"{s['ms_per_token']:.2f} ms/token")
+m3.metric("speedup", f"{res['speedup']:.2f}×")
+m4.metric("tokens per round", f"{s['acceptance_length']:.2f}")
+st.markdown(
+    f"Speculative: **{s['decode_ms']:.1f} ms ÷ {s['tokens']} committed tokens = {s['ms_per_token']:.2f} ms/token** "
+    f"over {s['rounds']} rounds (draft {s['draft_ms']:.1f} ms, verify {s['verify_ms']:.1f} ms, overhead "
+    f"{s['overhead_ms']:.1f} ms). Plain: {p['decode_ms']:.1f} ms ÷ {p['tokens']} tokens.")
+st.plotly_chart(figs.round_costs(res["speculative"]["trace"].rounds, p["ms_per_token"]), key="l7_rounds")
+st.markdown("A round must commit more tokens than **round time ÷ plain ms per token** to pay for itself. "
+            "The green dot is where this measurement landed.")
+st.plotly_chart(figs.break_even(s["mean_round_ms"], p["ms_per_token"], res["settings"].block_size + 1,
+                                s["acceptance_length"]), key="l7_break_even")
+
+# --- verification cost against width ---------------------------------------------------------------
+st.subheader("How much more does checking several positions cost?")
+st.markdown("One target forward over *w* new tokens, on top of the prompt, timed here (median of 5). "
+            "On a GPU with a small batch the curve stays flat for a while: the step is dominated by reading "
+            "the weights, which several positions share. On a small CPU model, arithmetic shows sooner.")
+
+
+def run_widths():
+    ids, _ = encode_prompt(m, S["keep_l7_prompt"], Settings(max_new_tokens=1))
+    with st.spinner("Timing the target at each width…"), appkit.engine():
+        S["l7_widths"] = cost.verification_cost_by_width(m, WIDTHS, ids)
+
+
+st.button("Time the target at widths " + ", ".join(map(str, WIDTHS)), on_click=run_widths)
+if "l7_widths" in S:
+    rows = S["l7_widths"]
+    st.plotly_chart(figs.width_cost(rows), key="l7_width")
+    w16 = rows[-1]
+    st.markdown(f"Checking **{w16['width']} tokens costs {w16['relative']:.2f}×** a one-token step here.")

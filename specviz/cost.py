@@ -19,6 +19,8 @@ from dataclasses import dataclass
 import torch
 from transformers import DynamicCache
 
+from specviz.engine import Generation, Settings
+
 
 def ms_per_token(total_ms: float, tokens: int) -> float:
     """Elapsed time divided by committed tokens.
@@ -147,3 +149,21 @@ def verification_cost_by_width(models, widths: list[int], context_ids: list[int]
     one = statistics.median(times[min(widths)])
     return [{"width": w, "ms": statistics.median(times[w]), "relative": statistics.median(times[w]) / one}
             for w in widths]
+
+
+def measure(models, prompt: str, settings, warmup_tokens: int = 4) -> dict:
+    """Plain decoding and speculative decoding of the same prompt, same target, same verifier.
+
+    A short warm-up generation of each runs first (uncounted) so one-off costs (allocations,
+    first kernel calls) do not land on either side. Returns both traces and their totals.
+    """
+    plain = Settings(drafter=None, verifier=settings.verifier, block_size=1, max_new_tokens=settings.max_new_tokens,
+                     sampling=settings.sampling, seed=settings.seed)
+    for s in (plain, settings):
+        warm = Settings(drafter=s.drafter, verifier=s.verifier, block_size=s.block_size,
+                        max_new_tokens=warmup_tokens, sampling=s.sampling, seed=s.seed)
+        Generation(models, prompt, warm).run()
+    traces = {"plain": Generation(models, prompt, plain).run(), "speculative": Generation(models, prompt, settings).run()}
+    out = {name: {"trace": t, "costs": trace_costs(t)} for name, t in traces.items()}
+    out["speedup"] = speedup(out["plain"]["costs"]["ms_per_token"], out["speculative"]["costs"]["ms_per_token"])
+    return out

@@ -1,0 +1,155 @@
+"""The app in a real browser: `streamlit run app.py` on a free port, driven by Debian's chromium.
+
+Visits every page, steps three rounds of lesson 1 with the keyboard and the mouse, and saves a
+screenshot of each under artifacts/. Fails on any Streamlit exception box and on any browser
+console error. Skipped (with the reason) where chromium or playwright is missing.
+"""
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+ARTIFACTS = ROOT / "artifacts"
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+PAGES = [("", "Draft, then verify"), ("draft-and-verify", "Draft and verify"),
+         ("sampling-lossless", "Sampling stays lossless"), ("biased-admission", "Biased admission"),
+         ("cost-per-token", "Cost per token"), ("reading-a-speedup", "Reading a speedup")]
+
+sync_api = pytest.importorskip("playwright.sync_api")
+if not Path(CHROMIUM).exists():
+    pytest.skip("Debian chromium is not installed at /usr/bin/chromium", allow_module_level=True)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server():
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
+                             "--server.headless", "true", "--browser.gatherUsageStats", "false"],
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=os.environ.copy())
+    url = f"http://127.0.0.1:{port}"
+    for _ in range(120):
+        try:
+            urllib.request.urlopen(url + "/_stcore/health", timeout=1)
+            break
+        except OSError:
+            time.sleep(0.5)
+    else:
+        proc.kill()
+        pytest.fail("streamlit did not start: " + proc.stdout.read().decode(errors="replace")[-2000:])
+    yield url
+    proc.terminate()
+    proc.wait(timeout=20)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_api.sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture(scope="module")
+def app(server, browser):
+    """The server, warmed: one visit to the main page loads the models and registers the pages.
+
+    (A deep link as the very first visit to a fresh server makes Streamlit 1.67 show a spurious
+    "Page not found" before it resolves the page; real deployments are warm.)
+    """
+    errors = []
+    open_page(browser, server, errors).close()
+    return server
+
+
+def settle(page, timeout_s: float = 90):
+    """Wait until the script has finished running (no running indicator for a moment)."""
+    page.wait_for_selector('[data-testid="stApp"]', timeout=timeout_s * 1000)
+    deadline, quiet_since = time.time() + timeout_s, None
+    while time.time() < deadline:
+        running = page.locator('[data-testid="stStatusWidget"]').count() > 0
+        if running:
+            quiet_since = None
+        elif quiet_since is None:
+            quiet_since = time.time()
+        elif time.time() - quiet_since > 1.0:
+            return
+        page.wait_for_timeout(150)
+    raise AssertionError("the page kept running")
+
+
+def check(page, errors, name):
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+    boxes = page.locator('[data-testid="stException"]')
+    assert boxes.count() == 0, f"{name}: exception box: {boxes.first.inner_text()[:500]}"
+    assert not errors, f"{name}: console errors: {errors}"
+
+
+def base_path_probe(msg) -> bool:
+    """Streamlit's frontend probes /<page>/_stcore/... to find its base URL on a deep link; the
+    404s of those probes are expected, not errors of the app."""
+    return "/_stcore/" in msg.location.get("url", "") and "404" in msg.text
+
+
+def open_page(browser, url, errors):
+    page = browser.new_page(viewport={"width": 1400, "height": 2600})
+    page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" and not base_path_probe(msg)
+            else None)
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto(url)
+    settle(page)
+    return page
+
+
+@pytest.mark.parametrize("path,title", PAGES)
+def test_every_page_renders_without_an_error(app, browser, path, title):
+    errors = []
+    page = open_page(browser, f"{app}/{path}", errors)
+    assert title in page.locator("h1").first.inner_text()
+    check(page, errors, f"page-{path or 'home'}")
+    page.close()
+
+
+def test_lesson1_steps_three_rounds(app, browser):
+    errors = []
+    page = open_page(browser, f"{app}/draft-and-verify", errors)
+    page.get_by_role("button", name="Next phase").click()
+    settle(page)
+    check(page, errors, "lesson1-round1-draft")
+    page.keyboard.press("ArrowRight")   # the shortcut for the next phase
+    settle(page)
+    assert "verify" in page.locator(".sv-phase.on").inner_text()
+    check(page, errors, "lesson1-round1-verify")
+    for n in (1, 2, 3):
+        page.get_by_role("button", name="Next round").click()
+        settle(page)
+    assert "round 3" in page.inner_text("body")
+    check(page, errors, "lesson1-round3-commit")
+    page.close()
+
+
+def test_home_race_in_presenter_mode(app, browser):
+    errors = []
+    page = open_page(browser, app, errors)
+    page.get_by_text("Presenter mode").click()
+    settle(page)
+    page.get_by_role("button", name="Start the race").click()
+    settle(page)
+    assert "speedup" in page.inner_text("body")
+    check(page, errors, "home-race-presenter")
+    page.close()
