@@ -1,2 +1,77 @@
+"""Lesson 5: biased admission. Pure arithmetic and simulation: no model is needed."""
 import streamlit as st
-st.title("todo")
+
+import appkit
+from specviz import admission
+from specviz.viz import admission as figs
+from specviz.viz.charts import num
+
+S = st.session_state
+A = admission.APPENDIX_A
+
+appkit.header(
+    "5 · Biased admission",
+    "seed 000, “DSpark budgets the target's work separately” (DSpark §3.2.2 and Appendix A).",
+    "A scheduler decides which drafted tokens enter verification. If that decision **looks at the token it has "
+    "just drafted** (or at what follows from it), it can prefer some token values, and the output stops following "
+    "the target's distribution, even though the verifier itself is exact. Look for the frequency of **A** drifting "
+    "away from the target's 0.7.")
+
+st.subheader("Algorithm 1 on the Appendix A example")
+st.markdown(
+    f"One request (R = 1), two drafted tokens. The confidence head says the first survives with "
+    f"a₁ = {A['a1']}. Profiled target speed: SPS = {A['sps'][0]}, {A['sps'][1]}, {A['sps'][2]} steps per second at "
+    f"B = 1, 2, 3 verification tokens. The value of an allocation is **Θ = τ · SPS(B)**, where τ counts "
+    f"expected committed tokens.")
+cols = st.columns(2)
+cases = [("x₁ = A, so c₂ = 0.9", A["c2_after_a"]), ("x₁ = B, so c₂ = 0", A["c2_after_b"])]
+for col, (title, c2) in zip(cols, cases):
+    r = admission.algorithm1([[A["a1"], c2]], A["sps"], stop_at_first_non_improvement=False)
+    col.plotly_chart(figs.theta_steps(r["theta0"], r["steps"], f"search without the stop: {title}"),
+                     key=f"l5_theta_{c2}")
+    col.markdown(f"Θ₀ = {num(r['theta0'])}, Θ₁ = {num(r['steps'][0].theta)}, **Θ₂ = {num(r['steps'][1].theta)}** "
+                 f"→ admits ℓ = **{r['lengths'][0]}** token{'s' if r['lengths'][0] != 1 else ''}.")
+stop = admission.algorithm1([[A["a1"], A["c2_after_a"]]], A["sps"])
+st.markdown(f"With the **stop at the first non-improvement**, the scan ends at Θ₁ = {num(stop['steps'][0].theta)} "
+            f"< Θ₀ = {num(stop['theta0'])} whatever x₁ is: ℓ = {stop['lengths'][0]}. c₂ is never consulted, and c₂ "
+            f"is what depends on the drafted token.")
+
+st.subheader("What that does to the output")
+st.markdown("The target wants **A** with probability p(A); the drafter proposes A with probability q(A). "
+            "An admitted token is verified with the exact speculative-sampling rule; if nothing is admitted, "
+            "the target draws afresh.")
+c1, c2 = st.columns(2)
+appkit.default("keep_l5_p", A["p"][0])
+appkit.default("keep_l5_q", A["q"][0])
+pa = c1.slider("target p(A)", 0.0, 1.0, step=0.05, key="keep_l5_p")
+qa = c2.slider("drafter q(A)", 0.05, 1.0, step=0.05, key="keep_l5_q")
+p, q = (pa, round(1 - pa, 10)), (qa, round(1 - qa, 10))
+st.radio(f"**Predict:** the retrospective search admits x₁ only when it is A (its continuation looks confident). "
+         f"How often will the first output token be A?", ["less than p(A)", "exactly p(A)", "more than p(A)"],
+         horizontal=True, index=None, key="l5_guess")
+exact = {pol: admission.exact_p_a(pol, p, q) for pol in admission.POLICIES}
+labels = {"retrospective": "retrospective (search without the stop)",
+          "non_anticipating": "non-anticipating (Algorithm 1 with the stop)",
+          "two_steps_earlier": "capacity from confidences two steps earlier"}
+if S.get("l5_guess"):
+    retro = exact["retrospective"]
+    st.markdown(f"**Answer:** P(A) = q(A)·min(1, p(A)/q(A)) + q(B)·p(A) = {qa:g}·{min(1, pa / qa):.3g} + "
+                f"{q[1]:g}·{pa:g} = **{retro:.3g}**, against the target's {pa:g}.")
+m = st.columns(3)
+for col, pol in zip(m, admission.POLICIES):
+    col.metric(labels[pol], f"P(A) = {num(exact[pol])}", delta=f"{exact[pol] - pa:+.3g} vs target",
+               delta_color="off" if abs(exact[pol] - pa) < 1e-9 else "inverse")
+
+st.subheader("Simulated, round by round")
+c1, c2 = st.columns(2)
+appkit.default("keep_l5_n", 5000)
+appkit.default("keep_l5_seed", 0)
+n = c1.select_slider("rounds", [100, 500, 1000, 5000, 20000], key="keep_l5_n")
+seed = c2.number_input("seed", 0, 10**6, step=1, key="keep_l5_seed")
+runs = {pol: admission.running_frequency(admission.simulate(pol, n, p, q, seed=seed)) for pol in admission.POLICIES}
+st.plotly_chart(figs.running(runs, pa, every=max(1, n // 400)), key="l5_running")
+st.markdown(" · ".join(f"{labels[pol]}: **{runs[pol][-1]:.3f}**" for pol in admission.POLICIES)
+            + f" after {n:,} rounds (exact: {exact['retrospective']:.3g} / {pa:g} / {pa:g}).")
+st.info("Why the two-steps-earlier capacity is safe: the confidences it reads belong to tokens drafted before "
+        "the current one, so how much is admitted cannot depend on the current token's value. The current "
+        "scores may still *rank* candidates; only the capacity has to come from the past.")

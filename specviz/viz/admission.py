@@ -2,7 +2,7 @@
 running frequency of A under each policy against the target's p(A)."""
 import plotly.graph_objects as go
 
-from specviz.viz.charts import base_layout
+from specviz.viz.charts import base_layout, num
 from specviz.viz.style import ACCEPTED, DRAFTER, MUTED, REJECTED, TARGET
 
 POLICY_COLORS = {"retrospective": REJECTED, "non_anticipating": ACCEPTED, "two_steps_earlier": TARGET}
@@ -13,7 +13,7 @@ def theta_steps(theta0: float, steps: list, title: str) -> go.Figure:
     x = ["anchor only"] + [f"+ (r{s.request + 1}, j{s.position})" for s in steps]
     y = [theta0] + [s.theta for s in steps]
     colors = [MUTED] + [ACCEPTED if s.kept else REJECTED for s in steps]
-    fig = go.Figure([go.Bar(x=x, y=y, marker_color=colors, text=[f"{v:.3f}" for v in y], textposition="outside")])
+    fig = go.Figure([go.Bar(x=x, y=y, marker_color=colors, text=[num(v) for v in y], textposition="outside")])
     return base_layout(fig, title, yaxis_title="Θ = τ · SPS(B)", yaxis_range=[0, max(y) * 1.25], height=300)
 
 

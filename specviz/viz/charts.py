@@ -13,3 +13,13 @@ def base_layout(fig: go.Figure, title: str, height: int = 340, **axes) -> go.Fig
                       legend={"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 1, "xanchor": "right"},
                       **axes)
     return fig
+
+
+def num(x: float, places: int = 3) -> str:
+    """A number as the seeds write it: at most `places` decimals, trailing zeros dropped.
+
+    >>> num(1.0), num(0.9), num(2.52 * 0.45), num(0.81)
+    ('1.0', '0.9', '1.134', '0.81')
+    """
+    s = f"{x:.{places}f}".rstrip("0")
+    return s + "0" if s.endswith(".") else s
