@@ -1,2 +1,128 @@
+"""Lesson 2: speculative sampling keeps the target's distribution, shown on one position."""
+import pandas as pd
 import streamlit as st
-st.title("todo")
+
+import appkit
+from specviz import lossless
+from specviz.app_state import PRESETS
+from specviz.engine import Generation, Settings
+from specviz.sampling import SamplingSettings
+from specviz.viz import distributions as figs
+from specviz.viz.charts import num
+
+S = st.session_state
+SOURCES = ["the real models, after this prompt", "the seed's 0.4 / 0.2 example", "typed by hand"]
+SEED_EXAMPLE = {"labels": ["the token", "another", "a third"], "p": [0.2, 0.5, 0.3], "q": [0.4, 0.3, 0.3]}
+
+appkit.header(
+    "2 · Sampling stays lossless",
+    "seed 000, “Random sampling preserves the target's probabilities”; seed 004, “Draft, then verify” "
+    "(“Speculative decoding buys speed, not a different answer”).",
+    "The drafter samples from its own distribution **q**, which is wrong. The rule *accept x with probability "
+    "min(1, p(x)/q(x)); at the first rejection draw from the normalized max(0, p − q)* still emits tokens "
+    "with exactly the target's **p**. Look at the two coloured parts of each bar: together they rebuild p.")
+
+m = appkit.require_models()
+drafters = list(m.drafter_models)
+appkit.default("keep_l2_source", SOURCES[0])
+appkit.default("keep_l2_prompt", PRESETS[0])
+appkit.default("keep_l2_drafter", drafters[0])
+appkit.default("keep_l2_temp", 1.0)
+source = st.radio("Distributions from", SOURCES, horizontal=True, key="keep_l2_source")
+if source == SOURCES[0]:
+    c1, c2, c3 = st.columns([3, 1, 1])
+    c1.selectbox("Prompt", PRESETS, key="keep_l2_prompt")
+    c2.selectbox("Drafter", drafters, key="keep_l2_drafter", format_func=appkit.drafter_label)
+    c3.slider("Temperature", 0.1, 2.0, step=0.1, key="keep_l2_temp")
+    with appkit.engine():
+        p_full, q_full = lossless.next_token_distributions(
+            m, S["keep_l2_prompt"], S["keep_l2_drafter"], SamplingSettings(temperature=S["keep_l2_temp"]))
+    if q_full is None:
+        st.warning("This drafter proposes nothing after this prompt (prompt lookup found no earlier match). "
+                   "Pick another prompt or drafter.")
+        st.stop()
+    dist = lossless.coarse(p_full, q_full, m.token_text, n=5)
+    st.caption("The likeliest tokens under either model; everything else is lumped into one “(other)” bar. "
+               "The rule holds exactly on this coarser vocabulary too.")
+elif source == SOURCES[1]:
+    dist = SEED_EXAMPLE
+    st.markdown("The seed's example: the drafter proposes **the token** with probability **0.4**, the target "
+                "wants **0.2**. Accepting half of those proposals supplies exactly its 0.2: "
+                f"0.4 × min(1, 0.2/0.4) = 0.4 × 0.5 = **{num(0.4 * 0.5)}**.")
+else:
+    appkit.default("l2_table", pd.DataFrame({"token": ["A", "B", "C"], "p": [0.6, 0.3, 0.1], "q": [0.2, 0.3, 0.5]}))
+    edited = st.data_editor(S["l2_table"], num_rows="dynamic", key="l2_editor", hide_index=True)
+    try:
+        edited = edited.dropna()
+        dist = {"labels": [str(t) for t in edited["token"]],
+                "p": lossless.check_distribution([float(x) for x in edited["p"]], "p"),
+                "q": lossless.check_distribution([float(x) for x in edited["q"]], "q")}
+    except (ValueError, TypeError) as e:
+        st.error(f"Those numbers are not distributions: {e}.")
+        st.stop()
+    st.caption("Each column is normalised to sum to 1.")
+
+labels, p, q = dist["labels"], dist["p"], dist["q"]
+c1, c2 = st.columns(2)
+c1.plotly_chart(figs.pq_bars(labels, p, q), key="l2_pq")
+c2.plotly_chart(figs.rebuild_bars(labels, p, q), key="l2_rebuild")
+r = lossless.rebuild(p, q)
+st.markdown(f"Green: accepted proposals, q(x)·min(1, p(x)/q(x)) = **min(p(x), q(x))**; they add up to the "
+            f"acceptance rate **{r['accept_rate']:.3f}**. Orange: the remaining {1 - r['accept_rate']:.3f} of rounds "
+            f"reject and redraw from the residual, supplying **max(0, p(x) − q(x))**: exactly what the drafter "
+            f"under-proposes.")
+
+st.subheader("Draw it many times")
+st.radio("**Predict:** the drafter's q is wrong. After many rounds, the emitted tokens follow…",
+         ["q (the drafter)", "something between p and q", "p (the target)"], horizontal=True, index=None,
+         key="l2_guess")
+c1, c2 = st.columns(2)
+appkit.default("keep_l2_n", 1000)
+appkit.default("keep_l2_seed", 0)
+n = c1.select_slider("rounds", [10, 100, 1000, 10000, 50000], key="keep_l2_n")
+seed = c2.number_input("seed", 0, 10**6, step=1, key="keep_l2_seed")
+runs = {rule: lossless.simulate(p, q, n, rule, seed=seed) for rule in lossless.RULES}
+freqs = {"ratio + residual": lossless.histogram(runs["ratio"]["outputs"], len(p)),
+         "target-draw matching": lossless.histogram(runs["match"]["outputs"], len(p))}
+st.plotly_chart(figs.convergence(labels, p, freqs, n), key="l2_hist")
+rows = []
+for rule, name in zip(lossless.RULES, freqs):
+    tv = 0.5 * sum(abs(a - b) for a, b in zip(freqs[name], p))
+    kept = sum(runs[rule]["accepted"]) / n
+    rows.append({"rule": name, "proposal kept (measured)": round(kept, 3),
+                 "proposal kept (exact)": lossless.acceptance_rate(p, q, rule),
+                 "distance from p (total variation)": round(tv, 4)})
+st.dataframe(pd.DataFrame(rows), hide_index=True)
+if S.get("l2_guess"):
+    st.markdown("**Answer: p.** Both rules emit the target's distribution; the distance from p shrinks as rounds "
+                "accumulate. They differ only in how often the drafter's token is kept: Σ min(p, q) for the "
+                "ratio rule, Σ p·q for matching. Same distribution, different acceptance.")
+
+st.subheader("Same distribution, different sentences")
+st.markdown("Equal distributions do not mean equal sentences. Speculative execution consumes random numbers "
+            "differently from plain sampling, so even the same seed gives another sentence.")
+appkit.default("keep_l2_gen_seed", 1)
+st.number_input("seed", 0, 10**6, step=1, key="keep_l2_gen_seed")
+
+
+def sample_sentences():
+    seed = S["keep_l2_gen_seed"]
+    temp = SamplingSettings(temperature=S["keep_l2_temp"])
+    plans = [("plain sampling", None, seed), ("speculative sampling", drafters[0], seed),
+             ("speculative sampling", drafters[0], seed + 1)]
+    out = []
+    with appkit.engine():
+        for name, drafter, sd in plans:
+            g = Generation(m, S["keep_l2_prompt"], Settings(drafter=drafter, verifier="sampling", block_size=4,
+                                                             max_new_tokens=20, sampling=temp, seed=sd))
+            g.run()
+            out.append((f"{name}, seed {sd}", g.text()))
+    S["l2_sentences"] = (S["keep_l2_prompt"], out)
+
+
+st.button("Sample three continuations", on_click=sample_sentences, type="primary")
+if "l2_sentences" in S:
+    prompt, out = S["l2_sentences"]
+    for name, text in out:
+        st.markdown(f"**{name}:**")
+        st.text(prompt + text)
