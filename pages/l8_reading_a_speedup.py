@@ -1,2 +1,65 @@
+"""Lesson 8: reading a speedup: our live measurement and the seeds' reported figures, item by item."""
+import pandas as pd
 import streamlit as st
-st.title("todo")
+
+import appkit
+from specviz import checklist, cost
+from specviz.app_state import PRESETS
+from specviz.engine import Settings
+from specviz.sampling import SamplingSettings
+
+S = st.session_state
+
+appkit.header(
+    "8 · Reading a speedup",
+    "seed 000, “Read a speedup together with its denominator” and its closing checklist.",
+    "A speedup is a ratio: it means little without its **denominator** (the baseline) and the conditions it was "
+    "measured under. Below, the same eight questions are answered for the measurement this app just made and for "
+    "figures the papers report. Look for the cells that say *not stated*: a claim can only transfer as far as its "
+    "conditions are known.")
+
+m = appkit.require_models()
+
+
+def run_measurement():
+    drafter = S.get("keep_l7_drafter", list(m.drafter_models)[0])
+    settings = Settings(drafter=drafter, verifier="greedy", block_size=S.get("keep_l7_k", 4), max_new_tokens=32,
+                        sampling=SamplingSettings(temperature=0))
+    prompt = S.get("keep_l7_prompt", PRESETS[0])
+    with st.spinner("Measuring plain and speculative decoding…"), appkit.engine():
+        S["measurement"] = {"prompt": prompt, "settings": settings, **cost.measure(m, prompt, settings)}
+
+
+if "measurement" not in S:
+    run_measurement()
+res = S["measurement"]
+ours = checklist.ours(m, res)
+
+st.radio(f"**Predict:** this app measured **{res['speedup']:.2f}×** on this machine. Would the same drafter give "
+         f"the same speedup on a GPU serving 32 users at once?",
+         ["yes, a speedup is a property of the drafter", "no, it would be lower", "can't tell without measuring"],
+         horizontal=False, index=None, key="l8_guess")
+if S.get("l8_guess"):
+    st.markdown("**Answer: can't tell without measuring.** Hardware, engine and load all move the break-even point: "
+                "on a busy server, speculative positions compete with other requests' productive positions; on an "
+                "idle GPU, extra positions are nearly free. DLoop's own table shows load reversing a gain.")
+
+table = pd.DataFrame({"this app, measured now": [ours[i] for i in checklist.ITEMS],
+                      **{r["source"] + " · reported": [r[i] for i in checklist.ITEMS] for r in checklist.REPORTED}},
+                     index=checklist.ITEMS)
+st.table(table)
+st.caption("Reported rows quote the papers' own figures as the seed gives them; nothing here re-runs them. "
+           "DLoop Table 2: looping raises acceptance length 4.86 → 6.06 yet lowers speedup 3.17× → 2.90×; "
+           "loop-aware training gives 7.50 and 3.68×.")
+st.button("Measure again", on_click=run_measurement)
+
+st.subheader("Where did our speedup come from?")
+p, s = res["plain"]["costs"], res["speculative"]["costs"]
+c = st.columns(4)
+c[0].metric("target forwards", f"{p['rounds']} → {s['rounds']}", help="fewer target rounds")
+c[1].metric("tokens per target forward", f"{s['acceptance_length']:.2f}", help="longer surviving prefix")
+c[2].metric("drafting share of decode time", f"{s['draft_ms'] / s['decode_ms']:.0%}", help="cost of proposals")
+c[3].metric("mean verify forward", f"{s['verify_ms'] / s['rounds']:.1f} ms",
+            help=f"against {p['verify_ms'] / p['rounds']:.1f} ms for a one-token step")
+st.markdown("Ask of any claim: does the gain come from **cheaper proposals**, a **longer surviving prefix**, "
+            "**less verification**, or **fewer target rounds**? Each answer transfers to a different workload.")

@@ -1,0 +1,94 @@
+"""What a speedup claim must say, filled in for our own live measurement, beside the seeds'
+reported figures with their denominators.
+
+The checklist comes from seed 000 (“Read a speedup together with its denominator”): target,
+baseline, sampling rule, hardware, engine, context/output lengths, serving load, timed boundary.
+Reported rows repeat only what the seed states; anything it leaves out says so.
+
+What it leaves out: running anyone else's benchmark (the reported rows are quoted, not measured).
+"""
+import os
+import platform
+
+import torch
+import transformers
+
+ITEMS = ["target", "baseline", "sampling rule", "hardware", "engine", "context and output lengths", "load",
+         "timed boundary", "result"]
+NOT_STATED = "not stated in the seed"
+
+REPORTED = [
+    {"source": "DLoop, Table 2 (loop without loop-aware training)",
+     "target": "Gemma4-12B with its multi-token predictor as drafter",
+     "baseline": "the study's autoregressive decoding", "sampling rule": "greedy (the study's general setup)",
+     "hardware": "H100, bf16 (the study's general setup)", "engine": NOT_STATED,
+     "context and output lengths": NOT_STATED, "load": NOT_STATED,
+     "timed boundary": "not stated for the table; the released head-based evaluator times prefill separately and "
+                       "restarts its decode timer after the first draft pass",
+     "result": "acceptance length 4.86 → 6.06, speedup 3.17× → 2.90× (longer accepted output, slower)"},
+    {"source": "DLoop, Table 2 (with loop-aware training)",
+     "target": "Gemma4-12B with its multi-token predictor as drafter",
+     "baseline": "the study's autoregressive decoding", "sampling rule": "greedy (the study's general setup)",
+     "hardware": "H100, bf16 (the study's general setup)", "engine": NOT_STATED,
+     "context and output lengths": NOT_STATED, "load": NOT_STATED, "timed boundary": "as above",
+     "result": "acceptance length 7.50, speedup 3.68×"},
+    {"source": "DLoop, Table A2 (MATH-500)",
+     "target": "Qwen3-8B", "baseline": "autoregressive decoding: 3763 tok/s at concurrency 32",
+     "sampling rule": "greedy (the study's general setup)", "hardware": "H100, bf16 (the study's general setup)",
+     "engine": "SGLang; serving flags not enumerated", "context and output lengths": "request lengths not enumerated",
+     "load": "concurrency 32", "timed boundary": "aggregate throughput (tok/s), not per-user latency",
+     "result": "adding DLoop to DSpark: about +4.5% throughput (computed from reported throughput)"},
+]
+
+
+def cpu_name() -> str:
+    """The CPU model from /proc/cpuinfo where there is one, else what platform reports."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def hardware(device: torch.device) -> str:
+    if device.type == "cuda":
+        return f"GPU {torch.cuda.get_device_name(device)}"
+    return f"CPU {cpu_name()}, {os.cpu_count()} cores, torch using {torch.get_num_threads()} threads"
+
+
+def ours(models, measurement: dict) -> dict:
+    """The checklist for a `specviz.cost.measure` result on `models`, as {item: text}.
+
+    `measurement` holds "prompt", "settings" (engine Settings), "plain" and "speculative"
+    ({"trace", "costs"}) and "speedup".
+    """
+    cfg = models.target.config
+    params = sum(p.numel() for p in models.target.parameters()) / 1e6
+    s = measurement["settings"]
+    plain, spec = measurement["plain"], measurement["speculative"]
+    same = plain["trace"].new_ids == spec["trace"].new_ids
+    temp = s.sampling.temperature
+    rule = ("greedy (temperature 0)" if s.verifier == "greedy" else f"{s.verifier}, temperature {temp:g}")
+    return {
+        "target": f"embedded Llama, {params:.1f} M parameters ({cfg.num_hidden_layers} layers × {cfg.hidden_size}, "
+                  f"vocabulary {cfg.vocab_size}); drafter “{s.drafter}”, k = {s.block_size} proposals per round",
+        "baseline": "plain decoding of the same target through the same engine code path (no drafter, one token "
+                    "per target forward)",
+        "sampling rule": rule + (f"; output identical to the baseline: {'yes' if same else 'NO'}"
+                                 if s.verifier == "greedy" else ""),
+        "hardware": hardware(models.device) + f", {str(models.dtype).replace('torch.', '')}",
+        "engine": f"specviz (eager PyTorch {torch.__version__}, transformers {transformers.__version__}), batch 1, "
+                  f"KV cache cropped after every round",
+        "context and output lengths": f"prompt {len(spec['trace'].prompt_ids)} tokens (with the start marker), "
+                                      f"{spec['costs']['tokens']} new tokens; context window {models.max_context}",
+        "load": "one request at a time: engine calls from every browser session share one lock",
+        "timed boundary": f"decode only: each round from the start of drafting to the end of commit, summed; prefill "
+                          f"({spec['costs']['prefill_ms']:.1f} ms) and model loading excluded; "
+                          f"a short warm-up generation ran first and is not counted",
+        "result": f"{plain['costs']['ms_per_token']:.2f} → {spec['costs']['ms_per_token']:.2f} ms/token, speedup "
+                  f"{measurement['speedup']:.2f}×, acceptance length {spec['costs']['acceptance_length']:.2f} "
+                  f"tokens per target forward",
+    }
