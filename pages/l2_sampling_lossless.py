@@ -3,7 +3,7 @@ import pandas as pd
 import streamlit as st
 
 import appkit
-from specviz import lossless
+from specviz import coupling
 from specviz.app_state import PRESETS
 from specviz.engine import Generation, Settings
 from specviz.sampling import SamplingSettings
@@ -35,13 +35,13 @@ if source == SOURCES[0]:
     c2.selectbox("Drafter", drafters, key="keep_l2_drafter", format_func=appkit.drafter_label)
     c3.slider("Temperature", 0.1, 2.0, step=0.1, key="keep_l2_temp")
     with appkit.engine():
-        p_full, q_full = lossless.next_token_distributions(
+        p_full, q_full = coupling.next_token_distributions(
             m, S["keep_l2_prompt"], S["keep_l2_drafter"], SamplingSettings(temperature=S["keep_l2_temp"]))
     if q_full is None:
         st.warning("This drafter proposes nothing after this prompt (prompt lookup found no earlier match). "
                    "Pick another prompt or drafter.")
         st.stop()
-    dist = lossless.coarse(p_full, q_full, m.token_text, n=5)
+    dist = coupling.coarse(p_full, q_full, m.token_text, n=5)
     st.caption("The likeliest tokens under either model; everything else is lumped into one “(other)” bar. "
                "The rule holds exactly on this coarser vocabulary too.")
 elif source == SOURCES[1]:
@@ -55,8 +55,8 @@ else:
     try:
         edited = edited.dropna()
         dist = {"labels": [str(t) for t in edited["token"]],
-                "p": lossless.check_distribution([float(x) for x in edited["p"]], "p"),
-                "q": lossless.check_distribution([float(x) for x in edited["q"]], "q")}
+                "p": coupling.check_distribution([float(x) for x in edited["p"]], "p"),
+                "q": coupling.check_distribution([float(x) for x in edited["q"]], "q")}
     except (ValueError, TypeError) as e:
         st.error(f"Those numbers are not distributions: {e}.")
         st.stop()
@@ -66,7 +66,7 @@ labels, p, q = dist["labels"], dist["p"], dist["q"]
 c1, c2 = st.columns(2)
 c1.plotly_chart(figs.pq_bars(labels, p, q), key="l2_pq")
 c2.plotly_chart(figs.rebuild_bars(labels, p, q), key="l2_rebuild")
-r = lossless.rebuild(p, q)
+r = coupling.rebuild(p, q)
 st.markdown(f"Green: accepted proposals, q(x)·min(1, p(x)/q(x)) = **min(p(x), q(x))**; they add up to the "
             f"acceptance rate **{r['accept_rate']:.3f}**. Orange: the remaining {1 - r['accept_rate']:.3f} of rounds "
             f"reject and redraw from the residual, supplying **max(0, p(x) − q(x))**: exactly what the drafter "
@@ -81,16 +81,16 @@ appkit.default("keep_l2_n", 1000)
 appkit.default("keep_l2_seed", 0)
 n = c1.select_slider("rounds", [10, 100, 1000, 10000, 50000], key="keep_l2_n")
 seed = c2.number_input("seed", 0, 10**6, step=1, key="keep_l2_seed")
-runs = {rule: lossless.simulate(p, q, n, rule, seed=seed) for rule in lossless.RULES}
-freqs = {"ratio + residual": lossless.histogram(runs["ratio"]["outputs"], len(p)),
-         "target-draw matching": lossless.histogram(runs["match"]["outputs"], len(p))}
+runs = {rule: coupling.simulate(p, q, n, rule, seed=seed) for rule in coupling.RULES}
+freqs = {"ratio + residual": coupling.histogram(runs["ratio"]["outputs"], len(p)),
+         "target-draw matching": coupling.histogram(runs["match"]["outputs"], len(p))}
 st.plotly_chart(figs.convergence(labels, p, freqs, n), key="l2_hist")
 rows = []
-for rule, name in zip(lossless.RULES, freqs):
+for rule, name in zip(coupling.RULES, freqs):
     tv = 0.5 * sum(abs(a - b) for a, b in zip(freqs[name], p))
     kept = sum(runs[rule]["accepted"]) / n
     rows.append({"rule": name, "proposal kept (measured)": round(kept, 3),
-                 "proposal kept (exact)": lossless.acceptance_rate(p, q, rule),
+                 "proposal kept (exact)": coupling.acceptance_rate(p, q, rule),
                  "distance from p (total variation)": round(tv, 4)})
 st.dataframe(pd.DataFrame(rows), hide_index=True)
 if S.get("l2_guess"):

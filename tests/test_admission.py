@@ -1,0 +1,74 @@
+"""DSpark Algorithm 1 and the Appendix A counterexample, with the seed's exact numbers."""
+import pytest
+
+from specviz.admission import (APPENDIX_A, POLICIES, algorithm1, exact_p_a, running_frequency, simulate,
+                               survival)
+
+SPS = APPENDIX_A["sps"]
+
+
+def test_prefix_survival_multiplies_conditional_confidences():
+    assert survival([0.8, 0.9, 0.5]) == pytest.approx([0.8, 0.72, 0.36])
+
+
+def test_appendix_a_thetas_when_the_first_token_gives_c2_09():
+    r = algorithm1([[0.8, 0.9]], SPS, stop_at_first_non_improvement=False)
+    assert r["theta0"] == pytest.approx(1.0)
+    assert [s.theta for s in r["steps"]] == pytest.approx([0.9, 1.134])
+    assert r["lengths"] == [2]
+
+
+def test_appendix_a_thetas_when_the_first_token_gives_c2_0():
+    r = algorithm1([[0.8, 0.0]], SPS, stop_at_first_non_improvement=False)
+    assert [s.theta for s in r["steps"]] == pytest.approx([0.9, 0.81])
+    assert r["lengths"] == [0]
+
+
+@pytest.mark.parametrize("c2", [0.9, 0.0])
+def test_the_stop_at_the_first_non_improvement_never_reads_c2(c2):
+    r = algorithm1([[0.8, c2]], SPS)
+    assert len(r["steps"]) == 1 and r["steps"][0].theta == pytest.approx(0.9)
+    assert r["lengths"] == [0]
+
+
+def test_candidates_are_admitted_across_requests_by_descending_survival():
+    # a later token of a strong request outranks an early token of a doubtful one
+    r = algorithm1([[0.95, 0.95], [0.3]], [2.0, 1.9, 1.8, 1.7, 1.5])   # 4.15 * 1.5 < 3.85 * 1.7
+    order = [(s.request, s.position) for s in r["steps"]]
+    assert order[:2] == [(0, 1), (0, 2)]
+    assert r["lengths"] == [2, 0]
+
+
+def test_sps_table_must_cover_the_anchors():
+    with pytest.raises(ValueError, match="SPS"):
+        algorithm1([[0.5], [0.5]], [1.0])
+
+
+def test_retrospective_admission_gives_085_not_07():
+    assert exact_p_a("retrospective") == pytest.approx(0.5 * 1 + 0.5 * 0.7) == pytest.approx(0.85)
+
+
+@pytest.mark.parametrize("policy", ["non_anticipating", "two_steps_earlier"])
+def test_non_anticipating_policies_keep_the_target_probability(policy):
+    assert exact_p_a(policy) == pytest.approx(0.7)
+
+
+@pytest.mark.parametrize("policy", POLICIES)
+def test_simulation_converges_to_the_exact_value(policy):
+    freq = running_frequency(simulate(policy, 40000, seed=7))[-1]
+    assert freq == pytest.approx(exact_p_a(policy), abs=0.01)
+
+
+def test_simulation_with_edited_distributions_matches_the_formula():
+    p, q = (0.3, 0.7), (0.6, 0.4)   # the drafter over-proposes A: A survives with 0.3/0.6
+    expected = 0.6 * 0.5 + 0.4 * 0.3
+    assert exact_p_a("retrospective", p, q) == pytest.approx(expected)
+    freq = running_frequency(simulate("retrospective", 40000, p, q, seed=3))[-1]
+    assert freq == pytest.approx(expected, abs=0.01)
+
+
+def test_distributions_are_validated():
+    with pytest.raises(ValueError, match="sum to 1"):
+        exact_p_a("retrospective", (0.7, 0.7), (0.5, 0.5))
+    with pytest.raises(ValueError, match="policy"):
+        exact_p_a("clairvoyant")
