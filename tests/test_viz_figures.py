@@ -1,0 +1,66 @@
+"""The plotly builders draw the numbers they are given (read back from the figure objects)."""
+import pytest
+
+from specviz.admission import algorithm1
+from specviz.viz import admission as afigs
+from specviz.viz import costs, distributions
+from specviz.viz.charts import num
+from specviz.viz.style import stylesheet
+from tests.test_viz_tokens import greedy_round
+
+
+def test_pq_bars_show_both_distributions_with_safe_labels():
+    fig = distributions.pq_bars([" to", "<b>"], [0.7, 0.3], [0.5, 0.5])
+    assert [t.name for t in fig.data] == ["p (target)", "q (drafter)"]
+    assert list(fig.data[0].x) == ["·to", "‹b›"] and list(fig.data[1].y) == [0.5, 0.5]
+
+
+def test_rebuild_bars_stack_min_and_residual_to_p():
+    fig = distributions.rebuild_bars(["A", "B"], [0.7, 0.3], [0.5, 0.5])
+    accepted, residual, target = fig.data
+    assert list(accepted.y) == [0.5, 0.3]
+    assert [a + r for a, r in zip(accepted.y, residual.y)] == pytest.approx([0.7, 0.3])
+    assert "0.800" in fig.layout.title.text
+
+
+def test_convergence_plots_each_rule_against_p():
+    fig = distributions.convergence(["A", "B"], [0.7, 0.3], {"ratio": [0.69, 0.31], "match": [0.71, 0.29]}, 1000)
+    assert [t.name for t in fig.data] == ["ratio", "match", "target p"] and "1,000" in fig.layout.title.text
+
+
+def test_round_costs_stack_phases_and_label_tokens():
+    fig = costs.round_costs([greedy_round()], baseline_ms=4.0)
+    assert [t.name for t in fig.data] == ["draft", "verify (target)", "overhead"]
+    assert list(fig.data[2].text) == ["3 tok"]
+    assert "4.0 ms per token" in fig.layout.annotations[0].text
+
+
+def test_break_even_curve_crosses_plain_decoding_at_round_over_baseline():
+    fig = costs.break_even(14.0, 10.0, 5, observed=2.0)
+    assert list(fig.data[0].y) == pytest.approx([14, 7, 14 / 3, 3.5, 2.8])
+    assert any("1.40 tokens/round" in a.text for a in fig.layout.annotations)
+    assert fig.data[1].y[0] == 7.0
+
+
+def test_width_cost_labels_each_width_relative_to_one_token():
+    fig = costs.width_cost([{"width": 1, "ms": 5.0, "relative": 1.0}, {"width": 8, "ms": 7.5, "relative": 1.5}])
+    assert list(fig.data[0].text) == ["1.00×", "1.50×"]
+
+
+def test_theta_bars_show_the_appendix_a_values():
+    r = algorithm1([[0.8, 0.9]], (1.0, 0.5, 0.45), stop_at_first_non_improvement=False)
+    fig = afigs.theta_steps(r["theta0"], r["steps"], "t")
+    assert list(fig.data[0].text) == ["1.0", "0.9", "1.134"]
+
+
+def test_running_frequency_draws_one_line_per_policy_and_the_target():
+    fig = afigs.running({"retrospective": [1.0, 0.5, 0.85], "non_anticipating": [0.0, 0.5, 0.7]}, 0.7)
+    assert len(fig.data) == 2 and "p(A) = 0.7" in fig.layout.annotations[0].text
+
+
+def test_numbers_are_written_as_the_seeds_write_them():
+    assert [num(x) for x in (1.0, 0.9, 1.134, 0.81, 0.85)] == ["1.0", "0.9", "1.134", "0.81", "0.85"]
+
+
+def test_presenter_mode_adds_large_type():
+    assert "21px" in stylesheet(True) and "21px" not in stylesheet(False)

@@ -1,0 +1,119 @@
+"""Token HTML: escaping, the drafted block per phase, histories, n_matches, cache strip, race lane."""
+import pytest
+
+from specviz.trace import Round
+from specviz.viz import cache, histories, tokens
+from specviz.viz.race import lane_html
+
+
+def greedy_round(**changes) -> Round:
+    """Proposals ' a', '<b>', ' c'; the target agrees with the first two, prefers ' d' to ' c'."""
+    fields = dict(
+        index=0, proposed=[10, 11, 12], proposed_tokens=[" a", "<b>", " c"], q=[0.5, 0.4, 0.3],
+        q_top=[[[10, " a", 0.5]], [[11, "<b>", 0.4]], [[12, " c", 0.3]]],
+        p_top=[[[10, " a", 0.6]], [[11, "<b>", 0.7]], [[13, " d", 0.55], [12, " c", 0.2]], [[14, ".", 0.9]]],
+        p_proposed=[0.6, 0.7, 0.2], target_choice=[10, 11, 13, 14],
+        decisions=[{"accepted": True}, {"accepted": True}, {"accepted": False}],
+        greedy={"mismatch": [0, 0, 1], "cumsum": [0, 0, 1], "n_matches": 2, "stop_rule_applied": False},
+        accepted=2, emitted=[{"id": 10, "text": " a", "kind": "accepted"}, {"id": 11, "text": "<b>", "kind": "accepted"},
+                             {"id": 13, "text": " d", "kind": "correction"}],
+        processed_before=2, processed_after=5, committed_before=3, committed_after=6,
+        draft_ms=1.0, verify_ms=5.0, overhead_ms=0.5, total_ms=6.5)
+    fields.update(changes)
+    return Round(**fields)
+
+
+def test_every_token_string_is_escaped():
+    assert tokens.esc('<script>alert("x")</script>') == "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;"
+    assert "<b>" not in tokens.block_html(greedy_round(), "commit")
+    assert "&lt;b&gt;" in tokens.committed_html("<i>prompt</i>", [greedy_round()], 1, "commit")
+    assert "<i>" not in tokens.committed_html("<i>prompt</i>", [greedy_round()], 1, "commit")
+
+
+def test_spaces_and_newlines_stay_visible_in_chips():
+    assert tokens.esc("\n") == "↵" and tokens.esc("") == "∅"
+    assert "sv-space" in tokens.esc(" a")
+
+
+def test_draft_phase_shows_proposals_without_verdicts():
+    html = tokens.block_html(greedy_round(), "draft")
+    assert html.count("sv-proposal") == 3 and "✓" not in html and "✗" not in html
+
+
+def test_verify_phase_marks_the_accepted_prefix_and_the_first_rejection():
+    html = tokens.block_html(greedy_round(), "verify")
+    assert html.count("✓") == 2 and html.count("✗") == 1 and "correction" not in html
+
+
+def test_commit_phase_adds_the_correction():
+    html = tokens.block_html(greedy_round(), "commit")
+    assert "sv-correction" in html and "d" in html
+
+
+def test_after_a_rejection_later_proposals_are_never_used():
+    r = greedy_round(accepted=0, emitted=[{"id": 13, "text": " z", "kind": "correction"}])
+    assert tokens.block_html(r, "verify").count("never used") == 2
+
+
+def test_a_stop_rule_drop_is_not_shown_as_a_rejection():
+    r = greedy_round(accepted=2, greedy={"mismatch": [0, 0, 0], "cumsum": [0, 0, 0], "n_matches": 2,
+                                         "stop_rule_applied": True})
+    html = tokens.block_html(r, "verify")
+    assert "stop rule" in html and "✗" not in html
+
+
+def test_committed_text_shows_a_rounds_tokens_only_at_commit():
+    r = greedy_round()
+    assert "sv-gen-correction" not in tokens.committed_html("P", [r], 1, "verify")
+    assert "sv-gen-correction" in tokens.committed_html("P", [r], 1, "commit")
+
+
+def test_summary_and_log_count_what_was_emitted():
+    r = greedy_round()
+    assert tokens.summary(r) == "kept 2 of 3 proposals + 1 correction = 3 tokens from one target pass"
+    assert tokens.log_rows([r])[0]["emitted"] == " a<b> d"
+
+
+def test_phases_are_validated():
+    with pytest.raises(ValueError):
+        tokens.block_html(greedy_round(), "accept")
+
+
+def test_histories_hide_the_target_before_verification():
+    html = histories.histories_html(greedy_round(), "draft", "greedy")
+    assert "not computed yet" in html and html.count("<tr>") == 5   # header + H, H a, H a b, H a b c
+
+
+def test_histories_show_target_choices_and_the_unused_last_row():
+    html = histories.histories_html(greedy_round(), "verify", "greedy")
+    assert "≠" in html and html.count("✓ keep") == 2 and "✗ reject" in html
+
+
+def test_sampling_verdict_shows_the_uniform_and_the_ratio():
+    r = greedy_round(greedy=None, accepted=0, decisions=[{"p": 0.2, "q": 0.4, "ratio": 0.5, "u": 0.7,
+                                                         "accepted": False}])
+    html = histories.histories_html(r, "verify", "sampling")
+    assert "u = 0.700" in html and "min(1, 0.200/0.400) = 0.500" in html
+
+
+def test_n_matches_written_out_with_the_rounds_values():
+    html = histories.n_matches_html(greedy_round())
+    assert "n_matches = sum(cumsum &lt; 1) = 2" in html and "3 tokens committed" in html
+    assert histories.n_matches_html(greedy_round(greedy=None)) == ""
+
+
+def test_cache_strip_keeps_the_newest_committed_token_pending():
+    r = greedy_round()
+    states = [s for _, s in cache.cells(["<s>", "x", "y"], r, "commit")]
+    assert states == ["processed"] * 5 + ["pending", "discarded"]
+    assert [s for _, s in cache.cells(["<s>", "x", "y"], r, "draft")] == ["processed", "processed", "pending"] + ["drafted"] * 3
+
+
+def test_cache_strip_counts_and_elides_old_positions():
+    html = cache.strip_html(["t"] * 3, greedy_round(), "commit", window=4)
+    assert "processed 5 · committed 6" in html and "… 3 earlier" in html
+
+
+def test_race_lane_escapes_and_reports_speed():
+    html = lane_html("speculative", [("<x>", "accepted")], 3.25, False, plain=False)
+    assert "&lt;x&gt;" in html and "3.2 ms/token" in html and "finished" not in html
