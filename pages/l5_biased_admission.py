@@ -55,8 +55,8 @@ labels = {"retrospective": "retrospective (search without the stop)",
           "two_steps_earlier": "capacity from confidences two steps earlier"}
 if S.get("l5_guess"):
     retro = exact["retrospective"]
-    st.markdown(f"**Answer:** P(A) = q(A)·min(1, p(A)/q(A)) + q(B)·p(A) = {qa:g}·{min(1, pa / qa):.3g} + "
-                f"{q[1]:g}·{pa:g} = **{retro:.3g}**, against the target's {pa:g}.")
+    st.markdown(f"**Answer:** P(A) = q(A)·min(1, p(A)/q(A)) + q(B)·p(A) = {num(qa)}·{num(min(1, pa / qa))} + "
+                f"{num(q[1])}·{num(pa)} = **{num(retro)}**, against the target's {num(pa)}.")
 m = st.columns(3)
 for col, pol in zip(m, admission.POLICIES):
     col.metric(labels[pol], f"P(A) = {num(exact[pol])}", delta=f"{exact[pol] - pa:+.3g} vs target",

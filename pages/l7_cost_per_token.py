@@ -75,7 +75,7 @@ st.caption(f"Greedy, {res['settings'].max_new_tokens} new tokens, drafter {res['
 m1, m2, m3, m4 = st.columns(4)
 m1.metric("plain decoding", f"{p['ms_per_token']:.2f} ms/token")
 m2.metric("speculative", f"{s['ms_per_token']:.2f} ms/token")
-m3.metric("speedup", f"{res['speedup']:.2f}×")
+m3.metric("measured speedup", f"{res['speedup']:.2f}×")
 m4.metric("tokens per round", f"{s['acceptance_length']:.2f}")
 st.markdown(
     f"Speculative: **{s['decode_ms']:.1f} ms ÷ {s['tokens']} committed tokens = {s['ms_per_token']:.2f} ms/token** "

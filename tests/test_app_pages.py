@@ -1,0 +1,129 @@
+"""AppTest for the home page and the pure-arithmetic and measured lessons (5, 7, 8, 2).
+
+Each test starts the whole app (app.py: navigation, sidebar, model loading) and switches to a
+page, as a browser would. Lesson 1 has its own file.
+"""
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+APP = str(Path(__file__).resolve().parents[1] / "app.py")
+
+
+def open_page(path: str | None = None) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=120).run()
+    if path:
+        at.switch_page(path).run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def text(at: AppTest) -> str:
+    """Everything a learner can read: markdown, metrics, html and tables."""
+    parts = [m.value for m in at.markdown] + [f"{m.label} {m.value}" for m in at.metric]
+    parts += [h.value for h in at.get("html")] + [str(t.value.to_dict()) for t in at.table]
+    return "\n".join(parts)
+
+
+def button(at: AppTest, label: str):
+    return next(b for b in at.button if b.label.startswith(label))
+
+
+def test_home_explains_and_links_every_lesson():
+    at = open_page()
+    assert "Draft, then verify" in at.title[0].value
+    links = [p.proto.page for p in at.get("page_link")]
+    assert links == ["draft-and-verify", "sampling-lossless", "biased-admission", "cost-per-token",
+                     "reading-a-speedup"]
+
+
+def test_home_race_shows_identical_greedy_text_and_measured_speeds():
+    at = open_page()
+    button(at, "Start the race").click().run()
+    assert not at.exception
+    body = text(at)
+    assert "**Same text:** yes, token for token" in body
+    assert "ms/token" in body and "speedup" in body
+
+
+def test_sidebar_reports_the_loaded_models():
+    at = open_page()
+    status = " ".join(c.value for c in at.sidebar.caption)
+    assert "target" in status and "drafters: ar" in status
+
+
+def test_lesson5_shows_the_appendix_a_figures():
+    at = open_page("pages/l5_biased_admission.py")
+    body = text(at)
+    for figure in ("Θ₀ = 1.0", "Θ₁ = 0.9", "Θ₂ = 1.134", "Θ₂ = 0.81", "P(A) = 0.85", "P(A) = 0.7"):
+        assert figure in body, figure
+    assert len(at.get("plotly_chart")) == 3
+
+
+def test_lesson5_answer_follows_edited_distributions():
+    at = open_page("pages/l5_biased_admission.py")
+    at.radio(key="l5_guess").set_value("more than p(A)").run()
+    assert "0.5·1.0 + 0.5·0.7 = **0.85**" in text(at)
+    at.slider(key="keep_l5_p").set_value(0.5).run()
+    body = text(at)
+    assert "P(A) = 0.75" in body      # 0.5 * 1 + 0.5 * 0.5
+    assert "P(A) = 0.85" not in body
+
+
+def test_lesson7_calculator_reproduces_the_seed_example():
+    at = open_page("pages/l7_cost_per_token.py")
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["ms per token"] == "3.50 ms" and metrics["speedup"] == "2.86×"
+    at.radio(key="l7_guess").set_value("slower").run()
+    assert "**14 ms per token**" in text(at) and "slower" in text(at)
+    at.number_input(key="keep_l7_tokens").set_value(1).run()
+    assert {m.label: m.value for m in at.metric}["ms per token"] == "14.00 ms"
+
+
+def test_lesson7_measures_live_costs_and_widths():
+    at = open_page("pages/l7_cost_per_token.py")
+    labels = [m.label for m in at.metric]
+    assert "plain decoding" in labels and "tokens per round" in labels
+    assert "committed tokens =" in text(at)
+    charts = len(at.get("plotly_chart"))
+    button(at, "Time the target").click().run()
+    assert not at.exception
+    assert len(at.get("plotly_chart")) == charts + 1
+    assert "a one-token step here" in text(at)
+
+
+def test_lesson8_fills_the_checklist_beside_reported_figures():
+    at = open_page("pages/l8_reading_a_speedup.py")
+    table = at.table[0].value
+    assert list(table.index) == ["target", "baseline", "sampling rule", "hardware", "engine",
+                                 "context and output lengths", "load", "timed boundary", "result"]
+    ours = table["this app, measured now"]
+    assert "identical to the baseline: yes" in ours["sampling rule"]
+    assert "ms/token" in ours["result"] and "prefill" in ours["timed boundary"]
+    body = text(at)
+    assert "4.86 → 6.06" in body and "3.17× → 2.90×" in body and "3.68×" in body
+
+
+def test_lesson2_rebuilds_p_from_the_real_models():
+    at = open_page("pages/l2_sampling_lossless.py")
+    assert len(at.get("plotly_chart")) == 3
+    assert "acceptance rate" in text(at)
+
+
+def test_lesson2_seed_example_and_three_sentences():
+    at = open_page("pages/l2_sampling_lossless.py")
+    at.radio(key="keep_l2_source").set_value("the seed's 0.4 / 0.2 example").run()
+    assert "0.4 × 0.5 = **0.2**" in text(at)
+    button(at, "Sample three continuations").click().run()
+    assert not at.exception
+    names = [m.value for m in at.markdown if m.value.startswith("**") and "seed" in m.value]
+    assert names == ["**plain sampling, seed 1:**", "**speculative sampling, seed 1:**",
+                     "**speculative sampling, seed 2:**"]
+    assert len(at.text) == 3
+
+
+def test_lesson2_rejects_a_typed_distribution_that_is_not_one():
+    at = open_page("pages/l2_sampling_lossless.py")
+    at.radio(key="keep_l2_source").set_value("typed by hand").run()
+    assert not at.exception and len(at.get("plotly_chart")) == 3
