@@ -49,6 +49,8 @@ class Settings:
     max_new_tokens: int = 48
     sampling: SamplingSettings = field(default_factory=SamplingSettings)
     seed: int = 0
+    loop_threshold: float = -2.0    # DLoop's gate g (<= 0): draft another stage while sum log q >= g
+    max_stages: int = 3             # DLoop's S
 
     def __post_init__(self):
         if self.verifier not in VERIFIERS:
@@ -57,6 +59,10 @@ class Settings:
             raise ValueError(f"block size must be between 1 and {MAX_BLOCK}, got {self.block_size}")
         if self.max_new_tokens < 1:
             raise ValueError(f"max new tokens must be at least 1, got {self.max_new_tokens}")
+        if self.loop_threshold > 0:
+            raise ValueError(f"the loop threshold is a log-probability, so it must be <= 0, got {self.loop_threshold}")
+        if not 1 <= self.max_stages <= 8:
+            raise ValueError(f"max stages must be between 1 and 8, got {self.max_stages}")
 
 
 def encode_prompt(models: ModelSet, prompt: str, settings: Settings) -> tuple[list[int], list[str]]:
@@ -106,7 +112,8 @@ class Generation:
         ids, notices = encode_prompt(models, prompt, settings)
         self.committed = list(ids)
         self.gen = torch.Generator().manual_seed(settings.seed)
-        self.drafter = models.drafter(settings.drafter) if settings.drafter else None
+        self.drafter = models.drafter(settings.drafter, settings.loop_threshold,
+                                      settings.max_stages) if settings.drafter else None
         self.layers = self.drafter.target_layers if self.drafter else ()
         self.cache = DynamicCache()
         settings_record = asdict(settings)
@@ -156,12 +163,11 @@ class Generation:
         _sync(dev)
         t0 = time.perf_counter()
 
-        # 1. draft: up to k proposals, none past end-of-text or the length limit
+        # 1. draft: k proposals per stage (DLoop may run several), none past end-of-text or the limit
         k = min(s.block_size, remaining) if self.drafter else 0
         draft = self.drafter.propose(self.committed, k, self._pick) if k else Draft()
-        if eos in draft.tokens:
-            cut = draft.tokens.index(eos) + 1
-            draft.tokens, draft.q = draft.tokens[:cut], draft.q[:cut]
+        cut = min(remaining, draft.tokens.index(eos) + 1 if eos in draft.tokens else remaining)
+        draft.tokens, draft.q = draft.tokens[:cut], draft.q[:cut]
         x, qs = draft.tokens, draft.q
         _sync(dev)
         t1 = time.perf_counter()

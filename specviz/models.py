@@ -6,6 +6,7 @@ bf16 weights are upcast, because CPU matmuls in bf16 are slow and less exact).
 
 What it leaves out: host-configured model sets from a config file (their own module).
 """
+import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,12 +17,22 @@ from transformers.utils import logging as hf_logging
 
 from specviz.drafters.autoregressive import AutoregressiveDrafter
 from specviz.drafters.base import Drafter
+from specviz.drafters.block import BlockDrafter
+from specviz.drafters.block_model import BlockDrafterConfig, BlockDrafterModel
 from specviz.drafters.prompt_lookup import PromptLookupDrafter
 
 hf_logging.disable_progress_bar()
 MODELS_DIR = Path(os.environ.get("SPECVIZ_MODELS_DIR", Path(__file__).resolve().parents[1] / "models"))
-EMBEDDED = {"target": "target", "drafters": {"ar": "drafter-ar", "lookup": None}}
-DRAFTER_LABELS = {"ar": "autoregressive (1-layer model)", "lookup": "prompt lookup (no model)"}
+# drafter name -> folder in models/ (None: needs no model). dloop-plain is DLoop run on the
+# DSpark drafter that never saw loop-aware training: the ablation of DLoop's Table 2.
+EMBEDDED = {"target": "target", "drafters": {
+    "ar": "drafter-ar", "lookup": None, "dflash": "drafter-dflash", "dspark": "drafter-dspark",
+    "dloop": "drafter-dspark-loop", "dloop-plain": "drafter-dspark"}}
+DRAFTER_LABELS = {"ar": "autoregressive (1-layer model)", "lookup": "prompt lookup (no model)",
+                  "dflash": "DFlash (parallel block)", "dspark": "DSpark (block + Markov head)",
+                  "dloop": "DLoop (DSpark stages, loop-aware training)",
+                  "dloop-plain": "DLoop without loop-aware training"}
+LOOPING = ("dloop", "dloop-plain")
 
 
 def pick_device(device: str | None = None) -> tuple[torch.device, torch.dtype]:
@@ -51,16 +62,22 @@ class ModelSet:
     def max_context(self) -> int:
         return self.target.config.max_position_embeddings
 
-    def drafter(self, name: str) -> Drafter:
+    def drafter(self, name: str, loop_threshold: float = -2.0, max_stages: int = 3) -> Drafter:
         """A fresh drafter (its own state) for one generation."""
         if name not in self.drafter_models:
             raise ValueError(f"unknown drafter {name!r}; this model set has {sorted(self.drafter_models)}")
+        model = self.drafter_models[name]
         if name == "lookup":
             return PromptLookupDrafter(len(self.token_text))
-        return AutoregressiveDrafter(self.drafter_models[name])
+        if isinstance(model, BlockDrafterModel):
+            return BlockDrafter(model, name, loop_threshold, max_stages if name in LOOPING else 1)
+        return AutoregressiveDrafter(model)
 
 
-def load_model(path: Path, device, dtype):
+def load_model(path: Path, device, dtype, target=None):
+    """A causal LM, or a block drafter (attached to `target`) if its config says so."""
+    if json.loads((path / "config.json").read_text()).get("model_type") == BlockDrafterConfig.model_type:
+        return BlockDrafterModel.from_pretrained(path, dtype=dtype).to(device).eval().attach_target(target)
     return AutoModelForCausalLM.from_pretrained(path, dtype=dtype).to(device).eval()
 
 
@@ -71,14 +88,15 @@ def load_embedded(device: str | None = None, models_dir: Path = MODELS_DIR) -> M
     if not (target_path / "config.json").exists():
         raise FileNotFoundError(f"no target model at {target_path}: run `python -m specviz train`")
     tok = AutoTokenizer.from_pretrained(target_path)
-    drafters, paths = {}, {}
+    target = load_model(target_path, dev, dtype)
+    drafters, paths, loaded = {}, {}, {}
     for name, sub in EMBEDDED["drafters"].items():
         if sub is None:
             drafters[name], paths[name] = None, None
         elif (models_dir / sub / "config.json").exists():
-            drafters[name] = load_model(models_dir / sub, dev, dtype)
-            paths[name] = str(models_dir / sub)
-    target = load_model(target_path, dev, dtype)
+            if sub not in loaded:   # dloop-plain shares the DSpark weights
+                loaded[sub] = load_model(models_dir / sub, dev, dtype, target)
+            drafters[name], paths[name] = loaded[sub], str(models_dir / sub)
     text = [tok.decode([i]) for i in range(len(tok))]
     return ModelSet("embedded", tok, target, drafters, {"target": str(target_path), "drafters": paths},
                     dev, dtype, text)

@@ -114,5 +114,5 @@ def n_matches_html(r) -> str:
         formula += f"; the block hit a stop and all matched, so n_matches -= 1 → {g['n_matches']}"
     formula += (f"; valid_tokens = selected_tokens[:, : n_matches + 1] → {g['n_matches'] + 1} "
                 f"token{'s' if g['n_matches'] else ''} committed")
-    return (f'<table class="sv-table">{"".join(rows)}</table>'
+    return (f'<table class="sv-table" style="width:auto">{"".join(rows)}</table>'
             f'<p style="margin-top:0.5em"><code>{html.escape(formula)}</code></p>')

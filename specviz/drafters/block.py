@@ -1,0 +1,104 @@
+"""DFlash, DSpark and DLoop drafting with a `BlockDrafterModel`, behind the drafter interface.
+
+Per round (anchor = newest committed token, at position n = number of processed tokens):
+  DFlash   one forward over [anchor, mask x (k-1)] -> k base distributions, each position
+           picked independently
+  DSpark   the same forward, then left to right: logits_i = base_i + W2 W1[x_{i-1}], pick x_i
+           from that corrected distribution (the q handed to the verifier); the confidence
+           head gives c_i and prefix survival a_i = c_1 ... c_i
+  DLoop    after each stage, sum the log-probabilities of that stage's proposals; while the sum
+           is >= g and fewer than S stages ran, draft another stage whose anchor is the last
+           proposal and whose extra context is the drafter's own final hidden states
+           (provisional features: the target has not processed those positions)
+
+The drafter caches the keys/values of context features and, after each round, adds only the
+positions the target has just processed and kept (`commit`); nothing is re-encoded.
+
+What it leaves out: DSpark's scheduler (see specviz.scheduler), tree drafting.
+"""
+import torch
+
+from specviz.drafters.base import Draft, Drafter, Pick
+
+
+class BlockDrafter(Drafter):
+    """`name` is dflash, dspark or dloop; DLoop is set by `max_stages` > 1."""
+
+    def __init__(self, model, name: str, loop_threshold: float = -2.0, max_stages: int = 1):
+        if loop_threshold > 0:
+            raise ValueError(f"the loop threshold g is a log-probability, so g <= 0; got {loop_threshold}")
+        if max_stages < 1:
+            raise ValueError(f"max stages must be at least 1, got {max_stages}")
+        self.model, self.name = model, name
+        self.g, self.max_stages = loop_threshold, max_stages
+        self.target_layers = tuple(model.config.target_layers)
+        self.mask_id = model.config.mask_token_id
+        self.markov = bool(model.config.markov_rank)
+        self.ctx_kv = None   # per layer: (keys, values) of every processed position
+        self.n_ctx = 0
+
+    def _append(self, hidden: torch.Tensor | None):
+        if hidden is None or len(hidden) == 0:
+            return
+        pos = torch.arange(self.n_ctx, self.n_ctx + len(hidden), device=hidden.device)
+        new = self.model.context_kv(self.model.context_features(hidden), pos)
+        self.ctx_kv = new if self.ctx_kv is None else [
+            (torch.cat([k, nk], 1), torch.cat([v, nv], 1)) for (k, v), (nk, nv) in zip(self.ctx_kv, new)]
+        self.n_ctx += len(hidden)
+
+    @torch.no_grad()
+    def prefill(self, prompt_ids, hidden):
+        self.n_ctx = 0
+        h = self.model.config.hidden_size
+        device = self.model.device
+        empty = torch.zeros(self.model.config.num_heads, 0, h // self.model.config.num_heads, device=device,
+                            dtype=self.model.dtype)
+        self.ctx_kv = [(empty, empty) for _ in self.model.layers]
+        self._append(hidden)
+
+    @torch.no_grad()
+    def commit(self, committed, hidden):
+        self._append(hidden)
+
+    @torch.no_grad()
+    def propose(self, committed, k, pick: Pick) -> Draft:
+        assert self.n_ctx == len(committed) - 1, "drafter context out of step with the target"
+        m, device = self.model, self.model.device
+        draft = Draft(info={"stages": [], "threshold": self.g if self.max_stages > 1 else None,
+                            "max_stages": self.max_stages})
+        ctx = self.ctx_kv
+        anchor, start = committed[-1], self.n_ctx
+        confidence = []
+        while True:
+            pos = torch.arange(start, start + k, device=device)
+            block = torch.tensor([anchor] + [self.mask_id] * (k - 1), device=device)
+            h = m.forward_block(block, pos, ctx)
+            base = m.lm_head(h)
+            prev, logprob = anchor, 0.0
+            for i in range(k):
+                logits = base[i]
+                if self.markov:
+                    prev_t = torch.tensor(prev, device=device)
+                    logits = logits + m.markov_bias(prev_t)
+                    confidence.append(float(torch.sigmoid(m.confidence_logit(h[i], prev_t))))
+                token, q = pick(logits)
+                draft.tokens.append(token)
+                draft.q.append(q)
+                logprob += float(torch.log(q[token].clamp_min(1e-30)))
+                prev = token
+            go_on = len(draft.info["stages"]) + 1 < self.max_stages and logprob >= self.g
+            draft.info["stages"].append({"start": len(draft.tokens) - k, "end": len(draft.tokens),
+                                         "logprob_sum": logprob, "continue": go_on})
+            if not go_on:
+                break
+            # provisional context: this stage's own hidden states stand in for target features
+            prov = m.context_kv(h, pos)
+            ctx = [(torch.cat([ck, pk], 1), torch.cat([cv, pv], 1)) for (ck, cv), (pk, pv) in zip(ctx, prov)]
+            anchor, start = draft.tokens[-1], start + k
+        if confidence:
+            survival, a = [], 1.0
+            for c in confidence:
+                a *= c
+                survival.append(a)
+            draft.info.update(confidence=confidence, survival=survival)
+        return draft

@@ -1,0 +1,23 @@
+"""Twenty prompts for the losslessness tests: prose, dialogue, repetition, odd characters."""
+PROMPTS = [
+    "The best way to learn is to",
+    "It is a truth universally acknowledged, that",
+    'Anne asked, "Could you open the window?" "Yes,',
+    'Tom asked, "Will you carry this basket?" "Yes,',
+    "Mr. Darcy walked towards the window, and",
+    "Elinor was not inclined to",
+    "She had never been so happy as",
+    "The carriage arrived at the door, and",
+    "Emma could not help thinking that",
+    "My dear Miss Bennet,",
+    "He said, he said, he said, he said,",
+    "Lady Catherine de Bourgh",
+    "In the morning they walked to the village and",
+    "\"I am afraid,\" said Mrs. Jennings,",
+    "Captain Wentworth",
+    "Fanny Price was",
+    "whatever",
+    "The letter was short.",
+    "Über café — naïve 🙂 <b>bold</b> &amp;",
+    "1 2 3 4 5 6",
+]

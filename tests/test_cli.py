@@ -1,0 +1,47 @@
+"""The command line, run as a user would run it."""
+import json
+import subprocess
+import sys
+
+
+def cli(*args) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "specviz", *args], capture_output=True, text=True, timeout=600)
+
+
+def test_models_json_names_the_target_and_drafters():
+    out = json.loads(cli("models", "--json").stdout)
+    assert out["target"].endswith("target")
+    assert out["drafters"]["lookup"] is None and out["drafters"]["ar"].endswith("drafter-ar")
+
+
+def test_generate_json_has_text_ids_and_rounds():
+    r = cli("generate", "--prompt", "The best way to learn is to", "--drafter", "ar", "--verifier", "greedy",
+            "--block-size", "4", "--max-new-tokens", "12", "--temperature", "0", "--top-k", "0",
+            "--top-p", "1", "--seed", "0", "--json")
+    out = json.loads(r.stdout)
+    assert isinstance(out["text"], str) and all(isinstance(i, int) for i in out["prompt_token_ids"])
+    assert len(out["new_token_ids"]) == 12
+    assert sum(len(x["emitted"]) for x in out["rounds"]) == 12
+    assert {"proposed", "accepted", "emitted", "draft_ms", "verify_ms"} <= set(out["rounds"][0])
+
+
+def test_generate_prints_text_and_a_round_table():
+    r = cli("generate", "--prompt", "Emma could not help thinking that", "--drafter", "none", "--max-new-tokens", "5")
+    assert r.returncode == 0 and "round" in r.stdout and "ms/token" in r.stdout
+
+
+def test_bad_input_is_one_clear_line_not_a_traceback():
+    r = cli("generate", "--prompt", "   ")
+    assert r.returncode != 0 and "prompt is empty" in r.stderr and "Traceback" not in r.stderr
+    r = cli("generate", "--prompt", "Hi", "--block-size", "0")
+    assert r.returncode != 0 and "block size" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_bench_json_shape():
+    r = cli("bench", "--json", "--repeats", "1", "--max-new-tokens", "8", "--block-sizes", "2", "--drafters", "ar,lookup")
+    out = json.loads(r.stdout)
+    assert out["baseline"]["ms_per_token"] > 0
+    for name in ("ar", "lookup"):
+        m = out["methods"][name]
+        assert m["acceptance_length"] >= 1 and m["ms_per_token"] > 0 and m["speedup"] > 0
+    assert out["greedy_mismatches"] == []

@@ -1,0 +1,37 @@
+"""A recorded generation is plain data: it survives JSON and replays without a model."""
+import json
+
+import pytest
+
+from specviz.engine import Generation, Settings
+from specviz.trace import Trace
+
+
+@pytest.fixture(scope="module")
+def trace(models):
+    return Generation(models, "The best way to learn is to", Settings(drafter="ar", max_new_tokens=16)).run()
+
+
+def test_json_round_trip_keeps_every_round(trace):
+    back = Trace.from_json(trace.to_json())
+    assert back == trace
+    assert back.new_ids == trace.new_ids
+
+
+def test_a_round_records_what_the_page_draws(trace):
+    r = trace.rounds[0]
+    k = len(r.proposed)
+    assert len(r.p_top) == k + 1 and len(r.q) == len(r.q_top) == len(r.p_proposed) == k
+    assert len(r.target_choice) == k + 1
+    assert [e["kind"] for e in r.emitted][:r.accepted] == ["accepted"] * r.accepted
+    assert r.emitted[-1]["kind"] in ("correction", "bonus")
+    assert r.greedy["n_matches"] == r.accepted
+    assert r.total_ms >= r.draft_ms + r.verify_ms > 0
+    assert abs(r.draft_ms + r.verify_ms + r.overhead_ms - r.total_ms) < 1e-6
+
+
+@pytest.mark.parametrize("text", ["", "{}", "not json", '{"prompt": 1}', json.dumps({"rounds": [1]}),
+                                  '{"prompt": "x", "settings": {}, "prompt_ids": ["a"], "prefill_ms": 0, "rounds": []}'])
+def test_a_corrupted_trace_is_refused_with_a_reason(text):
+    with pytest.raises(ValueError, match="not a specviz trace"):
+        Trace.from_json(text)
