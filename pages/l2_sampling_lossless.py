@@ -41,9 +41,14 @@ if source == SOURCES[0]:
         st.warning("This drafter proposes nothing after this prompt (prompt lookup found no earlier match). "
                    "Pick another prompt or drafter.")
         st.stop()
-    dist = coupling.coarse(p_full, q_full, m.token_text, n=5)
-    st.caption("The likeliest tokens under either model; everything else is lumped into one “(other)” bar. "
-               "The rule holds exactly on this coarser vocabulary too.")
+    appkit.default("keep_l2_other", False)
+    lump = st.toggle("Show the rest of the vocabulary as one “(other)” bar", key="keep_l2_other")
+    dist = coupling.coarse(p_full, q_full, m.token_text, n=5, other=lump)
+    st.caption("The likeliest tokens under either model. "
+               + ("Everything else is lumped into one “(other)” bar; the rule holds exactly on this coarser "
+                  "vocabulary too." if lump else
+                  "p and q are renormalised over these tokens (each conditioned on the next token being one of "
+                  "them), so the bars are readable; the rule holds exactly for those distributions too."))
 elif source == SOURCES[1]:
     dist = SEED_EXAMPLE
     st.markdown("The seed's example: the drafter proposes **the token** with probability **0.4**, the target "

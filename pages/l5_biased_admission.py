@@ -59,8 +59,10 @@ if S.get("l5_guess"):
                 f"{num(q[1])}·{num(pa)} = **{num(retro)}**, against the target's {num(pa)}.")
 m = st.columns(3)
 for col, pol in zip(m, admission.POLICIES):
-    col.metric(labels[pol], f"P(A) = {num(exact[pol])}", delta=f"{exact[pol] - pa:+.3g} vs target",
-               delta_color="off" if abs(exact[pol] - pa) < 1e-9 else "inverse")
+    biased = abs(exact[pol] - pa) > 1e-9
+    col.metric(labels[pol], f"P(A) = {num(exact[pol])}", border=True,
+               delta=f"{exact[pol] - pa:+.3g} vs target" if biased else "equals the target",
+               delta_color="inverse" if biased else "off", delta_arrow="auto" if biased else "off")
 
 st.subheader("Simulated, round by round")
 c1, c2 = st.columns(2)

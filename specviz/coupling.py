@@ -147,13 +147,20 @@ def next_token_distributions(models, prompt: str, drafter: str, sampling: Sampli
     return p.cpu(), (draft.q[0].cpu() if draft.q else None)
 
 
-def coarse(p: torch.Tensor, q: torch.Tensor, token_text: list[str], n: int = 6) -> dict:
-    """The union of the n likeliest tokens under p and under q, plus one "other" bucket.
+def coarse(p: torch.Tensor, q: torch.Tensor, token_text: list[str], n: int = 6, other: bool = True) -> dict:
+    """The union of the n likeliest tokens under p and under q: the rest is lumped into one
+    "(other)" bucket, or (other=False) left out and both distributions renormalised over the
+    tokens kept (p and q conditioned on the next token being one of them).
 
     Returns {"labels", "ids", "p", "q"} as plain lists ordered by p (other last).
     """
     top = list(dict.fromkeys(torch.topk(p, n).indices.tolist() + torch.topk(q, n).indices.tolist()))
     top.sort(key=lambda i: -float(p[i]))
     ps, qs = [float(p[i]) for i in top], [float(q[i]) for i in top]
+    if not other:
+        if sum(ps) <= 0 or sum(qs) <= 0:
+            raise ValueError("one model gives these tokens no probability at all")
+        return {"labels": [token_text[i] for i in top], "ids": top,
+                "p": [x / sum(ps) for x in ps], "q": [x / sum(qs) for x in qs]}
     return {"labels": [token_text[i] for i in top] + ["(other)"], "ids": top + [None],
             "p": ps + [max(0.0, 1 - sum(ps))], "q": qs + [max(0.0, 1 - sum(qs))]}

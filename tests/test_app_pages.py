@@ -84,7 +84,7 @@ def test_lesson7_calculator_reproduces_the_seed_example():
 def test_lesson7_measures_live_costs_and_widths():
     at = open_page("pages/l7_cost_per_token.py")
     labels = [m.label for m in at.metric]
-    assert "plain decoding" in labels and "tokens per round" in labels
+    assert "plain decoding, per token" in labels and "tokens per round" in labels
     assert "committed tokens =" in text(at)
     charts = len(at.get("plotly_chart"))
     button(at, "Time the target").click().run()

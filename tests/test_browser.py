@@ -93,8 +93,10 @@ def settle(page, timeout_s: float = 90):
 
 
 def check(page, errors, name):
-    # plotly draws after the script has finished: wait for every chart's svg before the screenshot
-    page.wait_for_function("() => [...document.querySelectorAll('[data-testid=stPlotlyChart]')]"
+    # widgets and charts load lazily after the script has finished: wait for every skeleton to be
+    # replaced and every plotly chart to have drawn its svg before judging the page
+    page.wait_for_function("() => !document.querySelector('[data-testid=stSkeleton]') && "
+                           "[...document.querySelectorAll('[data-testid=stPlotlyChart]')]"
                            ".every(e => e.querySelector('.main-svg'))", timeout=30000)
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)

@@ -43,3 +43,6 @@ def test_real_distributions_after_a_prompt(models):
     d = coarse(p, q, models.token_text, n=3)
     assert d["labels"][-1] == "(other)" and sum(d["p"]) == pytest.approx(1, abs=1e-4)
     assert 3 <= len(d["ids"]) - 1 <= 6
+    kept = coarse(p, q, models.token_text, n=3, other=False)
+    assert "(other)" not in kept["labels"] and sum(kept["q"]) == pytest.approx(1)
+    assert kept["ids"] == d["ids"][:-1]

@@ -18,7 +18,8 @@ def round_costs(rounds: list, baseline_ms: float | None = None) -> go.Figure:
     ])
     if baseline_ms:
         fig.add_hline(y=baseline_ms, line_dash="dash", line_color=REJECTED,
-                      annotation_text=f"plain decoding: {baseline_ms:.1f} ms per token")
+                      annotation_text=f"plain decoding: {baseline_ms:.1f} ms per token",
+                      annotation_position="top left", annotation_bgcolor="rgba(255,255,255,0.8)")
     return base_layout(fig, "time per round, split by phase", barmode="stack", xaxis_title="round",
                        yaxis_title="ms")
 
