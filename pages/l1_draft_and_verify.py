@@ -12,7 +12,7 @@ import appkit
 from specviz.app_state import PRESETS, VERIFIER_LABELS, Cursor, LessonSettings, from_params, to_params
 from specviz.engine import MAX_BLOCK, VERIFIERS, Generation
 from specviz.trace import Trace
-from specviz.viz import cache, histories, tokens
+from specviz.viz import cache, histories, stages, tokens
 
 S = st.session_state
 KEYS = {f: f"keep_l1_{f}" for f in ("prompt", "drafter", "verifier", "k", "temperature", "seed", "max_new")}
@@ -178,6 +178,14 @@ def panel():
 
     st.markdown("**The drafted block**")
     appkit.html(tokens.block_html(r, cur.phase))
+    loop = stages.stages_html(r.drafter_info, r.proposed_tokens)
+    if loop:
+        st.markdown("**DLoop's gate: one more stage, or check now?**")
+        appkit.html(loop)
+    survival = stages.survival_html(r.drafter_info, r.proposed_tokens)
+    if survival:
+        st.markdown("**DSpark's confidence head: how likely each proposal is to survive**")
+        appkit.html(survival)
     guess_key = f"l1_guess_{r.index}"
     options = list(range(len(r.proposed) + 1))
     if cur.phase == "draft" and r.proposed:

@@ -117,3 +117,14 @@ def test_cache_strip_counts_and_elides_old_positions():
 def test_race_lane_escapes_and_reports_speed():
     html = lane_html("speculative", [("<x>", "accepted")], 3.25, False, plain=False)
     assert "&lt;x&gt;" in html and "3.2 ms/token" in html and "finished" not in html
+
+
+def test_dloop_stages_show_the_gate_and_dspark_the_survival():
+    from specviz.viz import stages
+    info = {"threshold": -2.0, "max_stages": 2, "confidence": [0.9, 0.5], "survival": [0.9, 0.45],
+            "stages": [{"start": 0, "end": 1, "logprob_sum": -0.2, "continue": True},
+                       {"start": 1, "end": 2, "logprob_sum": -0.4, "continue": False}]}
+    html = stages.stages_html(info, ["<a>", "b"])
+    assert "&lt;a&gt;" in html and "stage limit S = 2 reached" in html and "provisional" in html
+    assert "0.45" in stages.survival_html(info, ["<a>", "b"])
+    assert stages.stages_html({"threshold": None, "stages": [{}]}, []) == ""

@@ -1,0 +1,54 @@
+"""What a block drafter recorded about its own round (Round.drafter_info), as escaped HTML.
+
+DSpark's confidence head: c_i per proposal and prefix survival a_i = c_1 ... c_i.
+DLoop's gate: per stage, the sum of log q over its proposals against the threshold g; the
+next stage runs only while the sum is >= g (and fewer than S stages ran).
+
+What it leaves out: drafters that record nothing (autoregressive, prompt lookup): empty string.
+"""
+from specviz.viz.tokens import esc
+
+
+def survival_html(info: dict, tokens: list[str]) -> str:
+    """One row per proposal: confidence c_i and prefix survival a_i.
+
+    >>> "0.72" in survival_html({"confidence": [0.8, 0.9], "survival": [0.8, 0.72]}, ["a", "b"])
+    True
+    """
+    if not info.get("survival"):
+        return ""
+    cells = "".join(f"<td class='num'>{esc(t)}</td>" for t in tokens)
+    conf = "".join(f"<td class='num'>{c:.2f}</td>" for c in info["confidence"])
+    surv = "".join(f"<td class='num'>{a:.2f}</td>" for a in info["survival"])
+    return (f"<table class='sv-table' style='width:auto'><tr><th>proposal</th>{cells}</tr>"
+            f"<tr><th>confidence c<sub>i</sub></th>{conf}</tr>"
+            f"<tr><th>prefix survival a<sub>i</sub></th>{surv}</tr></table>")
+
+
+def stages_html(info: dict, tokens: list[str]) -> str:
+    """DLoop's stages: proposals per stage, the log-probability sum and the gate's decision.
+
+    >>> html = stages_html({"threshold": -2.0, "max_stages": 3, "stages": [
+    ...     {"start": 0, "end": 2, "logprob_sum": -0.5, "continue": True},
+    ...     {"start": 2, "end": 4, "logprob_sum": -3.1, "continue": False}]}, ["a", "b", "c", "d"])
+    >>> "−0.50 ≥ g = −2.0: draft another stage" in html, "check all 4 proposals" in html
+    (True, True)
+    """
+    stages, g = info.get("stages") or [], info.get("threshold")
+    if g is None or not stages:
+        return ""
+    rows = []
+    for i, s in enumerate(stages, 1):
+        chips = " ".join(esc(t) for t in tokens[s["start"]:s["end"]])
+        lp = f"{s['logprob_sum']:.2f}".replace("-", "−")
+        gs = f"{g:.1f}".replace("-", "−")
+        if s["continue"]:
+            verdict = f"{lp} ≥ g = {gs}: draft another stage"
+        elif i == info.get("max_stages"):
+            verdict = f"{lp}: stage limit S = {info['max_stages']} reached, check all {s['end']} proposals"
+        else:
+            verdict = f"{lp} &lt; g = {gs}: stop and check all {s['end']} proposals"
+        provisional = "" if i == 1 else " <small>(context: provisional drafter features)</small>"
+        rows.append(f"<tr><td>stage {i}{provisional}</td><td>{chips}</td><td>{verdict}</td></tr>")
+    return ("<table class='sv-table'><tr><th>stage</th><th>proposals</th><th>Σ log q vs threshold</th></tr>"
+            + "".join(rows) + "</table>")
