@@ -1,4 +1,4 @@
-"""AppTest for the home page and the pure-arithmetic and measured lessons (5, 7, 8, 2).
+"""AppTest for the home page and lessons 2, 5, 6, 7 and 8.
 
 Each test starts the whole app (app.py: navigation, sidebar, model loading) and switches to a
 page, as a browser would. Lesson 1 has its own file.
@@ -34,7 +34,7 @@ def test_home_explains_and_links_every_lesson():
     at = open_page()
     assert "Draft, then verify" in at.title[0].value
     links = [p.proto.page for p in at.get("page_link")]
-    assert links == ["draft-and-verify", "sampling-lossless", "biased-admission", "cost-per-token",
+    assert links == ["draft-and-verify", "sampling-lossless", "biased-admission", "dloop", "cost-per-token",
                      "reading-a-speedup"]
 
 
@@ -127,3 +127,18 @@ def test_lesson2_rejects_a_typed_distribution_that_is_not_one():
     at = open_page("pages/l2_sampling_lossless.py")
     at.radio(key="keep_l2_source").set_value("typed by hand").run()
     assert not at.exception and len(at.get("plotly_chart")) == 3
+
+
+def test_lesson6_counts_sk_plus_one_and_runs_a_live_round_and_sweep():
+    at = open_page("pages/l6_dloop.py")
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["one check of S stages commits at most"] == "S·k+1 = 13"
+    assert metrics["S separate checks commit at most"] == "S(k+1) = 15"
+    button(at, "Draft and check one round").click().run()
+    assert not at.exception
+    assert "Σ log q vs threshold" in text(at) and "from one target pass" in text(at)
+    at.multiselect(key="keep_l6_sweep").set_value([-2.0]).run()
+    button(at, "Run the sweep").click().run()
+    assert not at.exception
+    assert set(at.dataframe[0].value["drafter"]) == {"dloop", "dloop-plain"}
+    assert "7.50" in text(at) and "3.68×" in text(at)

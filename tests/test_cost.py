@@ -46,3 +46,9 @@ def test_width_probe_times_every_width_on_the_running_target(models):
     rows = verification_cost_by_width(models, [1, 4], context_ids=[models.eos_id, 5, 6, 7], repeats=2)
     assert [r["width"] for r in rows] == [1, 4]
     assert all(r["ms"] > 0 for r in rows) and rows[0]["relative"] == 1.0
+
+
+def test_one_dloop_check_trades_bonus_tokens_for_target_passes():
+    from specviz.sweep import bonus_bound
+    assert bonus_bound(3, 4) == {"one_check": 13, "separate_checks": 15, "target_passes_saved": 2}
+    assert bonus_bound(1, 4)["one_check"] == bonus_bound(1, 4)["separate_checks"] == 5
