@@ -1,4 +1,4 @@
-"""AppTest for the home page and lessons 2, 5, 6, 7 and 8.
+"""AppTest for the home page and lessons 2, 3, 5, 6, 7 and 8.
 
 Each test starts the whole app (app.py: navigation, sidebar, model loading) and switches to a
 page, as a browser would. Lesson 1 has its own file.
@@ -34,8 +34,8 @@ def test_home_explains_and_links_every_lesson():
     at = open_page()
     assert "Draft, then verify" in at.title[0].value
     links = [p.proto.page for p in at.get("page_link")]
-    assert links == ["draft-and-verify", "sampling-lossless", "biased-admission", "dloop", "cost-per-token",
-                     "reading-a-speedup"]
+    assert links == ["draft-and-verify", "sampling-lossless", "parallel-drafting", "biased-admission", "dloop",
+                     "cost-per-token", "reading-a-speedup"]
 
 
 def test_home_race_shows_identical_greedy_text_and_measured_speeds():
@@ -142,3 +142,14 @@ def test_lesson6_counts_sk_plus_one_and_runs_a_live_round_and_sweep():
     assert not at.exception
     assert set(at.dataframe[0].value["drafter"]) == {"dloop", "dloop-plain"}
     assert "7.50" in text(at) and "3.68×" in text(at)
+
+
+def test_lesson3_compares_marginals_with_the_markov_head_and_samples_blocks():
+    at = open_page("pages/l3_parallel_drafting.py")
+    assert len(at.get("plotly_chart")) == 2                       # DFlash and DSpark phrase charts
+    assert text(at).count("P(“of problem”)") == 2
+    button(at, "Sample 200").click().run()
+    assert not at.exception
+    assert "dflash: “of problem” **" in text(at) and "of 200" in text(at)
+    button(at, "Time drafting").click().run()
+    assert not at.exception and len(at.get("plotly_chart")) == 4

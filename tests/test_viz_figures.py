@@ -64,3 +64,16 @@ def test_numbers_are_written_as_the_seeds_write_them():
 
 def test_presenter_mode_adds_large_type():
     assert "21px" in stylesheet(True) and "21px" not in stylesheet(False)
+
+
+def test_parallel_figures_draw_their_numbers():
+    from specviz.viz import parallel
+    rows = [{"phrase": " of problem", "product_of_marginals": 0.25, "sequential": 0.01}]
+    fig = parallel.phrase_bars(rows, "t")
+    assert list(fig.data[0].y) == [0.25] and list(fig.data[1].y) == [0.01] and list(fig.data[0].x) == ["of problem"]
+    fig = parallel.sample_bars({"dflash": {" of problem": 7}}, [" of course", " of problem"], 20)
+    assert list(fig.data[0].y) == [0, 7] and "20 sampled" in fig.layout.title.text
+    assert list(parallel.position_lines({"dflash": [0.8, 0.4]}).data[0].x) == [1, 2]
+    fig = parallel.cost_lines([{"drafter": "ar", "k": 1, "draft_ms": 2.0}, {"drafter": "ar", "k": 4, "draft_ms": 8.0},
+                               {"drafter": "dflash", "k": 4, "draft_ms": 3.0}])
+    assert [t.name for t in fig.data] == ["ar", "dflash"] and list(fig.data[0].y) == [2.0, 8.0]
