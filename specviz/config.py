@@ -1,0 +1,329 @@
+"""The host's config file: which model sets the server offers, on which device, and the limits.
+
+Only the host writes it; the browser can only pick a configured set by its name (`choose_set`),
+never a path or a model id. Where it comes from (`load_config`): the file named by the
+environment variable SPECVIZ_CONFIG, else `specviz.toml` at the repo root, else built-in
+defaults (the embedded set alone, class-sized limits). `specviz.example.toml` documents every key.
+
+A set is either the embedded models (`embedded = true`) or a Hugging Face causal-LM target with
+causal-LM drafters that share its tokenizer, each given as a local path (starting with `/`,
+`./`, `../` or `~`; relative paths are read from the config file's folder) or a hub id. Hub ids
+load from the local Hugging Face cache only (HF_HUB_OFFLINE semantics, so a server with no
+network fails at once instead of retrying for a minute) unless the host sets
+`allow_download = true`. Every foreign set also gets the model-free `lookup` drafter.
+
+A set that cannot load raises `ModelSetError` with one line that says why; other sets are
+unaffected, and memory the failed attempt took is given back before the error leaves.
+
+What it leaves out: caching loaded sets and showing errors (the app does both), revisions of
+hub models (pin them by downloading a revision and naming its local path).
+"""
+import gc
+import os
+import re
+import tomllib
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import torch
+
+from specviz.engine import MAX_BLOCK, Settings
+from specviz.models import ModelSet, load_embedded, pick_device
+
+REPO_CONFIG = Path(__file__).resolve().parents[1] / "specviz.toml"
+DEVICES = ("auto", "cpu", "cuda", "mps")          # and cuda:N
+DTYPES = {"auto": None, "float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
+# names reach URLs, widgets and HTML: keep them to plain characters
+NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,39}")
+HUB_ID = re.compile(r"[A-Za-z0-9][\w.-]*(/[\w.-]+)?")
+RESERVED_DRAFTERS = ("lookup", "none")            # lookup is added to every set; none means plain decoding
+
+
+class ModelSetError(Exception):
+    """A configured model set could not be loaded; the message is one line for the page."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What one run may ask for. The defaults suit a class sharing one CPU server."""
+    max_new_tokens: int = 128
+    max_prompt_chars: int = 2000
+    max_block_size: int = 16
+
+
+@dataclass(frozen=True)
+class SetConfig:
+    name: str
+    label: str
+    embedded: bool = False
+    target: str | None = None                      # local path or hub id (foreign sets)
+    drafters: dict = field(default_factory=dict)   # drafter name -> local path or hub id
+    device: str = "auto"
+    dtype: str = "auto"
+    trust_remote_code: bool = False
+    base_dir: Path = Path(".")                     # where relative paths are read from
+
+
+@dataclass(frozen=True)
+class Config:
+    sets: dict                 # name -> SetConfig, in file order
+    default: str
+    limits: Limits = Limits()
+    allow_download: bool = False
+    source: str = "built-in defaults"
+
+
+
+
+def load_config(path: str | Path | None = None) -> Config:
+    """Read the host's config; a bad file raises ValueError naming the file and the key.
+
+    >>> load_config(Path("specviz.example.toml")).limits.max_new_tokens  # doctest: +SKIP
+    128
+    """
+    if path is None:
+        if os.environ.get("SPECVIZ_CONFIG"):
+            path = Path(os.environ["SPECVIZ_CONFIG"])
+            if not path.is_file():
+                raise ValueError(f"SPECVIZ_CONFIG names {path}, which is not a file")
+        elif REPO_CONFIG.is_file():
+            path = REPO_CONFIG
+        else:
+            return DEFAULT
+    path = Path(path).expanduser()
+    try:
+        return parse_config(tomllib.loads(path.read_text(encoding="utf-8")), path.resolve().parent, str(path))
+    except (ValueError, OSError) as e:   # tomllib's errors are ValueErrors with line and column
+        raise ValueError(f"{path}: {e}") from None
+
+
+def parse_config(raw: dict, base_dir: Path = Path("."), source: str = "config") -> Config:
+    """A Config from a parsed TOML table.
+
+    >>> c = parse_config({"sets": {"tiny": {"embedded": True}}, "limits": {"max_new_tokens": 64}})
+    >>> c.default, c.limits
+    ('tiny', Limits(max_new_tokens=64, max_prompt_chars=2000, max_block_size=16))
+    >>> parse_config({"limits": {"max_new_token": 64}})
+    Traceback (most recent call last):
+    ValueError: unknown key limits.max_new_token (known: max_new_tokens, max_prompt_chars, max_block_size)
+    """
+    _known(raw, ("default", "allow_download", "limits", "sets"), "")
+    limits_raw = _table(raw.get("limits", {}), "limits")
+    _known(limits_raw, Limits.__dataclass_fields__, "limits.")
+    limits = Limits(**{k: _int(v, f"limits.{k}", 1, MAX_BLOCK if k == "max_block_size" else None)
+                       for k, v in limits_raw.items()})
+    sets_raw = _table(raw.get("sets", {"embedded": {"embedded": True}}), "sets")
+    if not sets_raw:
+        raise ValueError("sets is empty: configure at least one model set")
+    sets = {name: _set(name, _table(t, f"sets.{name}"), base_dir) for name, t in sets_raw.items()}
+    default = raw.get("default", next(iter(sets)))
+    if default not in sets:
+        raise ValueError(f"default names {default!r}, which is not among the sets ({', '.join(sets)})")
+    return Config(sets, default, limits, _bool(raw.get("allow_download", False), "allow_download"), source)
+
+
+def _set(name: str, t: dict, base_dir: Path) -> SetConfig:
+    where = f"sets.{name}."
+    if not NAME.fullmatch(name):
+        raise ValueError(f"sets.{name}: a set name is 1-40 letters, digits, '_', '.' or '-'")
+    embedded = _bool(t.get("embedded", False), where + "embedded")
+    _known(t, ("embedded", "label", "device", "dtype") if embedded else
+           ("label", "target", "drafters", "device", "dtype", "trust_remote_code"), where)
+    device, dtype = t.get("device", "auto"), t.get("dtype", "auto")
+    if device not in DEVICES and not re.fullmatch(r"cuda:\d+", str(device)):
+        raise ValueError(f"{where}device must be one of {', '.join(DEVICES)} or cuda:N, got {device!r}")
+    if dtype not in DTYPES:
+        raise ValueError(f"{where}dtype must be one of {', '.join(DTYPES)}, got {dtype!r}")
+    label = t.get("label", "Embedded models (trained here, small enough for a CPU)" if embedded else name)
+    if not isinstance(label, str):
+        raise ValueError(f"{where}label must be a string")
+    if embedded:
+        return SetConfig(name, label, True, device=device, dtype=dtype, base_dir=base_dir)
+    if "target" not in t:
+        raise ValueError(f"{where}target is missing: a local path or a Hugging Face model id "
+                         f"(or embedded = true for the shipped models)")
+    drafters = _table(t.get("drafters", {}), where + "drafters")
+    for d, source in drafters.items():
+        if not NAME.fullmatch(d) or d in RESERVED_DRAFTERS:
+            raise ValueError(f"{where}drafters.{d}: a drafter name is 1-40 letters, digits, '_', '.' or '-', "
+                             f"and not {' or '.join(RESERVED_DRAFTERS)}")
+        _source(source, f"{where}drafters.{d}")
+    return SetConfig(name, label, target=_source(t["target"], where + "target"), drafters=dict(drafters),
+                     device=device, dtype=dtype, base_dir=base_dir,
+                     trust_remote_code=_bool(t.get("trust_remote_code", False), where + "trust_remote_code"))
+
+
+def _known(t: dict, known, where: str):
+    for key in t:
+        if key not in known:
+            raise ValueError(f"unknown key {where}{key} (known: {', '.join(known)})")
+
+
+def _table(v, where: str) -> dict:
+    if not isinstance(v, dict):
+        raise ValueError(f"{where} must be a table, got {v!r}")
+    return v
+
+
+def _bool(v, where: str) -> bool:
+    if not isinstance(v, bool):
+        raise ValueError(f"{where} must be true or false, got {v!r}")
+    return v
+
+
+def _int(v, where: str, lo: int, hi: int | None) -> int:
+    if isinstance(v, bool) or not isinstance(v, int) or v < lo or (hi is not None and v > hi):
+        raise ValueError(f"{where} must be a whole number from {lo}{f' to {hi}' if hi else ' up'}, got {v!r}")
+    return v
+
+
+def _is_path(source: str) -> bool:
+    return source.startswith(("/", "./", "../", "~"))
+
+
+def _source(v, where: str) -> str:
+    if not isinstance(v, str) or not (_is_path(v) or HUB_ID.fullmatch(v)):
+        raise ValueError(f"{where} must be a local path (starting with /, ./, ../ or ~) "
+                         f"or a Hugging Face model id such as Qwen/Qwen2.5-0.5B, got {v!r}")
+    return v
+
+
+DEFAULT = parse_config({})
+
+
+def choose_set(config: Config, requested: str | None) -> str:
+    """The configured set a browser asked for; anything else is refused (never a path).
+
+    >>> choose_set(DEFAULT, None), choose_set(DEFAULT, "embedded")
+    ('embedded', 'embedded')
+    >>> choose_set(DEFAULT, "/etc/passwd")
+    Traceback (most recent call last):
+    ValueError: there is no model set '/etc/passwd' on this server; choose one of: embedded
+    """
+    if requested is None or requested == "":
+        return config.default
+    if isinstance(requested, str) and requested in config.sets:
+        return requested
+    return _refuse(config, requested)
+
+
+def _refuse(config: Config, requested) -> str:
+    shown = repr(requested if len(str(requested)) <= 40 else str(requested)[:40] + "…")
+    raise ValueError(f"there is no model set {shown} on this server; choose one of: {', '.join(config.sets)}")
+
+
+def check_limits(limits: Limits, prompt: str, settings: Settings) -> list[str]:
+    """One readable message per way the prompt or settings exceed the host's limits.
+
+    >>> check_limits(Limits(max_block_size=8), "Hello", Settings(block_size=12))
+    ["Block size 12 is above this server's limit of 8 proposals per round."]
+    >>> check_limits(Limits(), "Hello", Settings())
+    []
+    """
+    out = []
+    if len(prompt) > limits.max_prompt_chars:
+        out.append(f"The prompt is {len(prompt):,} characters; this server accepts at most "
+                   f"{limits.max_prompt_chars:,}.")
+    if settings.max_new_tokens > limits.max_new_tokens:
+        out.append(f"Max new tokens {settings.max_new_tokens} is above this server's limit of "
+                   f"{limits.max_new_tokens} per run.")
+    # plain decoding ignores the block size, so it is not held against it
+    if settings.drafter and settings.block_size > limits.max_block_size:
+        out.append(f"Block size {settings.block_size} is above this server's limit of "
+                   f"{limits.max_block_size} proposals per round.")
+    return out
+
+
+def load_model_set(config: Config, name: str, device: str | None = None) -> ModelSet:
+    """Load one configured set; `device` (e.g. the sidebar's "cpu" or "cuda:0") overrides its config.
+
+    Raises ModelSetError with one line naming the set and the part that failed.
+
+    >>> load_model_set(load_config(), "embedded").drafter_models.keys()  # doctest: +SKIP
+    dict_keys(['ar', 'lookup', 'dflash', 'dspark', 'dloop', 'dloop-plain'])
+    """
+    spec = config.sets[choose_set(config, name)]
+    try:
+        dev, dtype = _device(device or spec.device, spec.dtype)
+        return _embedded(spec, dev, dtype) if spec.embedded else _foreign(spec, dev, dtype, config.allow_download)
+    except Exception as e:   # any failure (files, network, memory, a model's own code) must not reach the page
+        error = f"model set {spec.name!r}: {_one_line(e)}"
+    # outside the except block nothing holds the half-loaded models any more: give their memory back
+    gc.collect()
+    if torch.cuda.is_available():
+        torch.cuda.empty_cache()
+    raise ModelSetError(error)
+
+
+def _one_line(e: Exception) -> str:
+    lines = [s.strip() for s in str(e).splitlines() if s.strip()]
+    return lines[0] if lines else type(e).__name__
+
+
+def _device(device: str, dtype: str) -> tuple[torch.device, torch.dtype]:
+    """The device and dtype a set runs in; "auto" follows specviz.models.pick_device."""
+    if device.startswith("cuda") and not torch.cuda.is_available():
+        raise ModelSetError(f"device {device} was asked for, but torch sees no CUDA GPU on this server")
+    if device == "mps" and not torch.backends.mps.is_available():
+        raise ModelSetError("device mps was asked for, but torch sees no Apple GPU on this server")
+    dev, auto_dtype = pick_device(None if device == "auto" else device)
+    return dev, auto_dtype if dtype == "auto" else DTYPES[dtype]
+
+
+def _embedded(spec: SetConfig, dev: torch.device, dtype: torch.dtype) -> ModelSet:
+    m = load_embedded(str(dev))
+    if dtype != m.dtype:
+        for model in {id(x): x for x in [m.target, *m.drafter_models.values()] if x is not None}.values():
+            model.to(dtype)   # in place, so block drafters keep their link to the target
+    return replace(m, name=spec.name, dtype=dtype)
+
+
+def _foreign(spec: SetConfig, dev: torch.device, dtype: torch.dtype, allow_download: bool) -> ModelSet:
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    offline = not allow_download or os.environ.get("HF_HUB_OFFLINE", "0") not in ("", "0")
+    # passed only when the host turned it on, so a model's own code never runs by default
+    extra = {"local_files_only": offline} | ({"trust_remote_code": True} if spec.trust_remote_code else {})
+
+    def locate(source: str, what: str) -> str:
+        if _is_path(source):
+            path = (spec.base_dir / Path(source).expanduser()).resolve()
+            if not (path / "config.json").is_file():
+                raise ModelSetError(f"{what}: no model at {path} (no config.json there)")
+            return str(path)
+        if offline and not _cached(source):
+            raise ModelSetError(f"{what}: {source} is not in this server's Hugging Face cache and downloads are "
+                                f"off (run `hf download {source}` first, or set allow_download = true)")
+        return source
+
+    def causal_lm(path: str, what: str):
+        try:
+            return AutoModelForCausalLM.from_pretrained(path, dtype=dtype, **extra).to(dev).eval()
+        except Exception as e:
+            raise ModelSetError(f"{what}: {_one_line(e)}") from e
+
+    paths = {"target": locate(spec.target, "target"),
+             "drafters": {d: locate(s, f"drafter {d}") for d, s in spec.drafters.items()}}
+    try:
+        tok = AutoTokenizer.from_pretrained(paths["target"], **extra)
+    except Exception as e:
+        raise ModelSetError(f"tokenizer of {spec.target}: {_one_line(e)}") from e
+    if tok.eos_token_id is None:
+        raise ModelSetError(f"the tokenizer of {spec.target} has no end-of-text token, which the engine needs")
+    target = causal_lm(paths["target"], f"target {spec.target}")
+    vocab = target.get_output_embeddings().weight.shape[0]
+    drafters = {}
+    for d, path in paths["drafters"].items():
+        drafters[d] = causal_lm(path, f"drafter {d}")
+        if (n := drafters[d].get_output_embeddings().weight.shape[0]) != vocab:
+            raise ModelSetError(f"drafter {d} scores {n} tokens but the target scores {vocab}: "
+                                f"a drafter must share the target's tokenizer")
+    drafters["lookup"] = paths["drafters"]["lookup"] = None
+    # one text per id the target can score (a padded vocabulary has ids the tokenizer never emits)
+    text = tok.batch_decode([[i] for i in range(min(len(tok), vocab))]) + [""] * max(0, vocab - len(tok))
+    return ModelSet(spec.name, tok, target, drafters, paths, dev, dtype, text)
+
+
+def _cached(repo_id: str) -> bool:
+    from huggingface_hub import try_to_load_from_cache
+    return isinstance(try_to_load_from_cache(repo_id, "config.json"), str)
