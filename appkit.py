@@ -25,6 +25,7 @@ LESSONS = [   # (file, title, url path)
     ("pages/l1_draft_and_verify.py", "1 · Draft and verify", "draft-and-verify"),
     ("pages/l2_sampling_lossless.py", "2 · Sampling stays lossless", "sampling-lossless"),
     ("pages/l3_parallel_drafting.py", "3 · Parallel drafting", "parallel-drafting"),
+    ("pages/l4_verification_budget.py", "4 · Verification budget", "verification-budget"),
     ("pages/l5_biased_admission.py", "5 · Biased admission", "biased-admission"),
     ("pages/l6_dloop.py", "6 · DLoop: more stages, one check", "dloop"),
     ("pages/l7_cost_per_token.py", "7 · Cost per token", "cost-per-token"),

@@ -72,3 +72,10 @@ def test_distributions_are_validated():
         exact_p_a("retrospective", (0.7, 0.7), (0.5, 0.5))
     with pytest.raises(ValueError, match="policy"):
         exact_p_a("clairvoyant")
+
+
+def test_padding_to_the_widest_request_wastes_slots():
+    from specviz.budget import by_load, padding
+    assert padding([3, 0, 1]) == {"ragged": 7, "padded": 12, "wasted": 5}
+    rows = by_load([[0.9, 0.9], [0.2]], [10.0, 9.5, 9.0, 8.0])
+    assert [r["requests"] for r in rows] == [1, 2] and rows[0]["lengths"] == [2]

@@ -1,4 +1,4 @@
-"""AppTest for the home page and lessons 2, 3, 5, 6, 7 and 8.
+"""AppTest for the home page and lessons 2 to 8.
 
 Each test starts the whole app (app.py: navigation, sidebar, model loading) and switches to a
 page, as a browser would. Lesson 1 has its own file.
@@ -34,8 +34,8 @@ def test_home_explains_and_links_every_lesson():
     at = open_page()
     assert "Draft, then verify" in at.title[0].value
     links = [p.proto.page for p in at.get("page_link")]
-    assert links == ["draft-and-verify", "sampling-lossless", "parallel-drafting", "biased-admission", "dloop",
-                     "cost-per-token", "reading-a-speedup"]
+    assert links == ["draft-and-verify", "sampling-lossless", "parallel-drafting", "verification-budget",
+                     "biased-admission", "dloop", "cost-per-token", "reading-a-speedup"]
 
 
 def test_home_race_shows_identical_greedy_text_and_measured_speeds():
@@ -153,3 +153,17 @@ def test_lesson3_compares_marginals_with_the_markov_head_and_samples_blocks():
     assert "dflash: “of problem” **" in text(at) and "of 200" in text(at)
     button(at, "Time drafting").click().run()
     assert not at.exception and len(at.get("plotly_chart")) == 4
+
+
+def test_lesson4_allocates_live_drafts_with_algorithm1():
+    at = open_page("pages/l4_verification_budget.py")
+    at.slider(key="keep_l4_R").set_value(3).run()
+    button(at, "Draft, profile and allocate").click().run()
+    assert not at.exception
+    body = text(at)
+    assert body.count("prefix survival a") >= 3 and "Admitted per request: request 1:" in body
+    steps = at.dataframe[0].value
+    assert steps["candidate"][0] == "anchors only" and steps["B"][0] == 3
+    load = at.dataframe[1].value
+    assert list(load["requests"]) == [1, 2, 3]
+    assert all(load["padded slots"] >= load["ragged slots"])

@@ -22,7 +22,7 @@ ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-f
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 PAGES = [("", "Draft, then verify"), ("draft-and-verify", "Draft and verify"),
          ("sampling-lossless", "Sampling stays lossless"),
-         ("parallel-drafting", "Parallel drafting"), ("biased-admission", "Biased admission"), ("dloop", "DLoop"),
+         ("parallel-drafting", "Parallel drafting"), ("verification-budget", "Verification budget"), ("biased-admission", "Biased admission"), ("dloop", "DLoop"),
          ("cost-per-token", "Cost per token"), ("reading-a-speedup", "Reading a speedup")]
 
 sync_api = pytest.importorskip("playwright.sync_api")

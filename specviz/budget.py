@@ -1,0 +1,58 @@
+"""The verification budget on live requests: DSpark confidences, a profiled SPS table, and
+Algorithm 1 (specviz.admission) deciding how much of each draft the target checks.
+
+Each request runs one real round with the DSpark drafter, so its confidence head's prefix
+survival a_{r,j} sits beside how many proposals the target then actually accepted.
+
+SPS(B) here is profiled as one target forward over B tokens of a single sequence: this engine
+does not batch requests, so the table stands in for a batched verification of B tokens. The
+pricing logic (Theta = tau * SPS(B)) is the same either way.
+
+What it leaves out: executing the allocation (the requests are not re-verified at the admitted
+widths); asynchronous two-steps-earlier capacity (lesson 5 shows why it matters).
+"""
+from specviz.admission import algorithm1
+from specviz.cost import verification_cost_by_width
+from specviz.engine import Generation, Settings, encode_prompt
+from specviz.sampling import SamplingSettings
+
+
+def draft_requests(models, prompts: list[str], drafter: str = "dspark", k: int = 4) -> list:
+    """One real round per prompt; the Rounds (drafter_info holds confidence and survival)."""
+    rounds = []
+    for p in prompts:
+        g = Generation(models, p, Settings(drafter=drafter, block_size=k, max_new_tokens=k + 1,
+                                            sampling=SamplingSettings(temperature=0)))
+        r = g.step()
+        if not r.drafter_info.get("confidence"):
+            raise ValueError(f"drafter {drafter!r} has no confidence head")
+        rounds.append(r)
+    return rounds
+
+
+def sps_table(models, prompt: str, max_tokens: int, repeats: int = 2) -> list[float]:
+    """Target steps per second at B = 1..max_tokens verification tokens, profiled now."""
+    ids, _ = encode_prompt(models, prompt, Settings(max_new_tokens=1))
+    rows = verification_cost_by_width(models, list(range(1, max_tokens + 1)), ids, repeats=repeats)
+    return [1000.0 / r["ms"] for r in rows]
+
+
+def padding(lengths: list[int]) -> dict:
+    """Verification slots: ragged (each request its anchor + admitted prefix) vs padded to the widest.
+
+    >>> padding([3, 0, 1])
+    {'ragged': 7, 'padded': 12, 'wasted': 5}
+    """
+    ragged = sum(n + 1 for n in lengths)
+    padded = len(lengths) * (max(lengths) + 1)
+    return {"ragged": ragged, "padded": padded, "wasted": padded - ragged}
+
+
+def by_load(confidences: list[list[float]], sps: list[float]) -> list[dict]:
+    """Algorithm 1 with the first R requests, for R = 1..len(confidences)."""
+    out = []
+    for R in range(1, len(confidences) + 1):
+        res = algorithm1(confidences[:R], sps)
+        out.append({"requests": R, "lengths": res["lengths"], "admitted": sum(res["lengths"]),
+                    "theta": res["best_theta"], **padding(res["lengths"])})
+    return out
