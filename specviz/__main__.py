@@ -29,6 +29,7 @@ def cmd_generate(args):
     try:
         settings = Settings(drafter=None if args.drafter == "none" else args.drafter, verifier=args.verifier,
                             block_size=args.block_size, max_new_tokens=args.max_new_tokens, seed=args.seed,
+                            loop_threshold=args.loop_threshold, max_stages=args.max_stages,
                             sampling=SamplingSettings(args.temperature, args.top_k, args.top_p))
         g = Generation(m, args.prompt, settings)
     except ValueError as e:
@@ -39,7 +40,8 @@ def cmd_generate(args):
                           "notices": trace.notices, "prefill_ms": trace.prefill_ms,
                           "rounds": [{"proposed": r.proposed, "accepted": r.accepted, "emitted": r.emitted_ids,
                                       "kinds": [e["kind"] for e in r.emitted], "draft_ms": r.draft_ms,
-                                      "verify_ms": r.verify_ms, "overhead_ms": r.overhead_ms} for r in trace.rounds]}))
+                                      "verify_ms": r.verify_ms, "overhead_ms": r.overhead_ms,
+                                      "stages": r.drafter_info.get("stages")} for r in trace.rounds]}))
         return
     for n in trace.notices:
         print(f"note: {n}")
@@ -65,11 +67,11 @@ def cmd_bench(args):
         return
     b = res["baseline"]
     print(f"baseline: {b['ms_per_token']:.2f} ms/token  ({res['settings']})")
-    print(f"{'method':10} {'k':>3} {'accept len':>10} {'ms/token':>9} {'speedup':>8} {'draft ms':>9} {'verify ms':>9} {'overhead':>9}")
+    print(f"{'method':11} {'variant':>12} {'accept len':>10} {'ms/token':>9} {'speedup':>8} {'draft ms':>9} {'verify ms':>9} {'overhead':>9}")
     for name, r in res["methods"].items():
-        for k, x in r["by_block_size"].items():
-            mark = " <- best" if k == r["block_size"] else ""
-            print(f"{name:10} {k:>3} {x['acceptance_length']:>10.2f} {x['ms_per_token']:>9.2f} {x['speedup']:>7.2f}x "
+        for k, x in r["variants"].items():
+            mark = " <- best" if k == r["best"] else ""
+            print(f"{name:11} {k:>12} {x['acceptance_length']:>10.2f} {x['ms_per_token']:>9.2f} {x['speedup']:>7.2f}x "
                   f"{x['draft_ms']:>9.2f} {x['verify_ms']:>9.2f} {x['overhead_fraction']:>8.1%}{mark}")
     if res["greedy_mismatches"]:
         print(f"WARNING: greedy output differed from plain decoding: {res['greedy_mismatches']}")
@@ -78,7 +80,7 @@ def cmd_bench(args):
 def cmd_train(args):
     from specviz.training.recipe import STAGES, run_stage
     for stage in STAGES if args.stage == "all" else [args.stage]:
-        print(json.dumps({stage: run_stage(stage, args.target_steps, args.drafter_steps)}), flush=True)
+        print(json.dumps({stage: run_stage(stage, args.target_steps, args.drafter_steps, args.block_steps)}), flush=True)
 
 
 def main(argv=None):
@@ -90,7 +92,7 @@ def main(argv=None):
     s.set_defaults(fn=cmd_models)
     s = sub.add_parser("generate", help="generate with speculative decoding and show every round")
     s.add_argument("--prompt", required=True)
-    s.add_argument("--drafter", default="ar", help="a drafter name from `models`, or none for plain decoding")
+    s.add_argument("--drafter", default="ar", help="ar, lookup, dflash, dspark, dloop, dloop-plain, or none for plain decoding")
     s.add_argument("--verifier", default="greedy", choices=["greedy", "sampling", "match"])
     s.add_argument("--block-size", type=int, default=4, help="proposals per round (k)")
     s.add_argument("--max-new-tokens", type=int, default=48)
@@ -98,19 +100,22 @@ def main(argv=None):
     s.add_argument("--top-k", type=int, default=0)
     s.add_argument("--top-p", type=float, default=1.0)
     s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--loop-threshold", type=float, default=-2.0, help="DLoop's gate g (<= 0)")
+    s.add_argument("--max-stages", type=int, default=3, help="DLoop's S")
     s.add_argument("--json", action="store_true")
     s.set_defaults(fn=cmd_generate)
     s = sub.add_parser("bench", help="plain decoding vs each drafter, greedy, medians")
     s.add_argument("--drafters", default="", help="comma-separated; default: every drafter")
-    s.add_argument("--block-sizes", default="2,3,4,6")
+    s.add_argument("--block-sizes", default="2,4,6,8")
     s.add_argument("--max-new-tokens", type=int, default=64)
     s.add_argument("--repeats", type=int, default=2)
     s.add_argument("--json", action="store_true")
     s.set_defaults(fn=cmd_bench)
     s = sub.add_parser("train", help="rebuild the embedded models")
-    s.add_argument("stage", nargs="?", default="all", help="corpus, tokenizer, target, drafter or all")
+    s.add_argument("stage", nargs="?", default="all", help="corpus, tokenizer, target, drafter, block, cards or all")
     s.add_argument("--target-steps", type=int, default=700)
-    s.add_argument("--drafter-steps", type=int, default=300)
+    s.add_argument("--drafter-steps", type=int, default=200)
+    s.add_argument("--block-steps", type=int, default=300)
     s.set_defaults(fn=cmd_train)
     args = p.parse_args(argv)
     args.fn(args)

@@ -5,13 +5,15 @@ moments of a shared machine fall on all methods alike. Per run:
   ms_per_token      = decode time (sum of round times; prefill excluded) / committed tokens
   acceptance_length = committed tokens / target verifications (rounds)
 Each figure is the median over runs; speedup = baseline ms/token / method ms/token.
-A drafter is run at each block size asked for and reported at its best one.
+A drafter is run at each block size asked for (DLoop also at each loop threshold) and
+reported at its best variant.
 
 What it leaves out: batch serving (many requests), prefill speed, time to first token.
 """
 import statistics
 
 from specviz.engine import Generation, Settings
+from specviz.models import LOOPING
 from specviz.sampling import SamplingSettings
 
 PROMPTS = [
@@ -37,14 +39,28 @@ def run_once(models, prompt: str, settings: Settings) -> dict:
             "new_ids": trace.new_ids}
 
 
+def variants(drafter: str, block_sizes: list[int], thresholds: list[float]) -> dict:
+    """Label -> engine options for one drafter: every block size, and for DLoop every threshold.
+
+    >>> list(variants("dloop", [4], [-1.0, -2.0]))
+    ['k=4 g=-1.0', 'k=4 g=-2.0']
+    """
+    if drafter not in LOOPING:
+        return {f"k={k}": dict(block_size=k) for k in block_sizes}
+    return {f"k={k} g={g}": dict(block_size=k, loop_threshold=g, max_stages=3)
+            for k in block_sizes for g in thresholds}
+
+
 def bench(models, drafters: list[str], block_sizes: list[int], max_new_tokens: int = 64,
-          repeats: int = 2, prompts: list[str] = PROMPTS, progress=None) -> dict:
+          repeats: int = 2, prompts: list[str] = PROMPTS, progress=None,
+          loop_block_sizes: list[int] = (2, 4), thresholds: list[float] = (-1.0, -2.0, -4.0)) -> dict:
     """Greedy benchmark; returns {"baseline": {...}, "methods": {name: {...}}, "settings": ...}."""
     greedy = dict(verifier="greedy", max_new_tokens=max_new_tokens, sampling=SamplingSettings(temperature=0))
     configs = {"baseline": Settings(drafter=None, **greedy)}
     for d in drafters:
-        for k in block_sizes:
-            configs[f"{d}@{k}"] = Settings(drafter=d, block_size=k, **greedy)
+        ks = loop_block_sizes if d in LOOPING else block_sizes
+        for label, opts in variants(d, ks, thresholds).items():
+            configs[f"{d}@{label}"] = Settings(drafter=d, **opts, **greedy)
     runs = {name: [] for name in configs}
     mismatches = []
     for rep in range(repeats + 1):          # repeat 0 warms up and is not counted
@@ -65,10 +81,13 @@ def bench(models, drafters: list[str], block_sizes: list[int], max_new_tokens: i
     base = med.pop("baseline")
     methods = {}
     for d in drafters:
-        by_k = {k: dict(med[f"{d}@{k}"], speedup=base["ms_per_token"] / med[f"{d}@{k}"]["ms_per_token"])
-                for k in block_sizes}
-        best = max(by_k, key=lambda k: by_k[k]["speedup"])
-        methods[d] = dict(by_k[best], block_size=best, by_block_size=by_k)
+        found = {name.split("@", 1)[1]: dict(m, speedup=base["ms_per_token"] / m["ms_per_token"])
+                 for name, m in med.items() if name.split("@", 1)[0] == d}
+        best = max(found, key=lambda v: found[v]["speedup"])
+        opts = {k: v for k, v in vars(configs[f"{d}@{best}"]).items() if k in ("block_size", "loop_threshold")}
+        if d not in LOOPING:
+            opts.pop("loop_threshold")
+        methods[d] = dict(found[best], **opts, best=best, variants=found)
     return {"baseline": base, "methods": methods, "greedy_mismatches": mismatches,
             "settings": {"max_new_tokens": max_new_tokens, "repeats": repeats, "prompts": len(prompts),
                          "device": str(models.device), "dtype": str(models.dtype).replace("torch.", "")}}

@@ -143,3 +143,13 @@ def test_a_saved_trace_replays_without_a_model_and_a_bad_file_is_refused():
     assert "replaying a saved trace" in html(at) and "<b>round 2</b>" in html(at)
     press(at, "Next round")
     assert "End of the recorded trace." in " ".join(i.value for i in at.info)
+
+
+def test_the_trace_and_settings_survive_a_page_switch():
+    at = lesson(k="3")
+    press(at, "Next round")
+    press(at, "Next round")
+    at.switch_page("pages/l5_biased_admission.py").run()
+    at.switch_page(PAGE).run()
+    assert not at.exception
+    assert "<b>round 2</b>" in html(at) and at.slider(key="keep_l1_k").value == 3

@@ -146,6 +146,15 @@ def test_lesson1_steps_three_rounds(app, browser):
         settle(page)
     assert "round 3" in page.inner_text("body")
     check(page, errors, "lesson1-round3-commit")
+    # the trace and the position in it survive a visit to another page
+    page.get_by_role("link", name="5 · Biased admission").click()
+    settle(page)
+    page.get_by_role("link", name="1 · Draft and verify").click()
+    settle(page)
+    assert "round 3" in page.inner_text("body")
+    page.get_by_text("Presenter mode").click()
+    settle(page)
+    check(page, errors, "lesson1-presenter")
     page.close()
 
 

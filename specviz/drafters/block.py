@@ -61,6 +61,30 @@ class BlockDrafter(Drafter):
         self._append(hidden)
 
     @torch.no_grad()
+    def score(self, committed: list[int], tokens: list[int]) -> dict:
+        """Probabilities this drafter gives a forced continuation `tokens` after `committed`.
+
+        marginal[i]   P_i(tokens[i]) from the parallel pass alone: the DFlash view, each
+                      position blind to the others; their product is the "product of marginals"
+        sequential[i] P_i(tokens[i] | tokens[i-1]) with the Markov head (equals marginal
+                      when there is no head)
+
+        >>> d.score(ids, [of, problem])   # doctest: +SKIP
+        {'marginal': [0.48, 0.41], 'sequential': [0.48, 0.02], ...}
+        """
+        m, device = self.model, self.model.device
+        k = len(tokens)
+        pos = torch.arange(self.n_ctx, self.n_ctx + k, device=device)
+        block = torch.tensor([committed[-1]] + [self.mask_id] * (k - 1), device=device)
+        base = m.lm_head(m.forward_block(block, pos, self.ctx_kv)).float()
+        prev = torch.tensor([committed[-1]] + tokens[:-1], device=device)
+        corrected = base + m.markov_bias(prev).float() if self.markov else base
+        idx = torch.arange(k)
+        return {"marginal": torch.softmax(base, -1)[idx, tokens].tolist(),
+                "sequential": torch.softmax(corrected, -1)[idx, tokens].tolist(),
+                "marginal_dists": torch.softmax(base, -1), "sequential_dists": torch.softmax(corrected, -1)}
+
+    @torch.no_grad()
     def propose(self, committed, k, pick: Pick) -> Draft:
         assert self.n_ctx == len(committed) - 1, "drafter context out of step with the target"
         m, device = self.model, self.model.device
@@ -68,7 +92,7 @@ class BlockDrafter(Drafter):
                             "max_stages": self.max_stages})
         ctx = self.ctx_kv
         anchor, start = committed[-1], self.n_ctx
-        confidence = []
+        confidence, conf_logits = [], []
         while True:
             pos = torch.arange(start, start + k, device=device)
             block = torch.tensor([anchor] + [self.mask_id] * (k - 1), device=device)
@@ -80,7 +104,8 @@ class BlockDrafter(Drafter):
                 if self.markov:
                     prev_t = torch.tensor(prev, device=device)
                     logits = logits + m.markov_bias(prev_t)
-                    confidence.append(float(torch.sigmoid(m.confidence_logit(h[i], prev_t))))
+                    conf_logits.append(float(m.confidence_logit(h[i], prev_t)))
+                    confidence.append(m.confidence_prob(conf_logits[-1], len(confidence)))
                 token, q = pick(logits)
                 draft.tokens.append(token)
                 draft.q.append(q)
@@ -100,5 +125,5 @@ class BlockDrafter(Drafter):
             for c in confidence:
                 a *= c
                 survival.append(a)
-            draft.info.update(confidence=confidence, survival=survival)
+            draft.info.update(confidence=confidence, survival=survival, confidence_logit=conf_logits)
         return draft

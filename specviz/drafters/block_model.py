@@ -35,11 +35,14 @@ class BlockDrafterConfig(PretrainedConfig):
 
     def __init__(self, hidden_size=384, num_layers=1, num_heads=6, intermediate_size=1024,
                  target_layers=(1, 4, 6), vocab_size=4096, mask_token_id=1, markov_rank=0,
-                 rope_theta=10000.0, rms_norm_eps=1e-6, loop_aware=False, **kwargs):
+                 rope_theta=10000.0, rms_norm_eps=1e-6, loop_aware=False, confidence_temperature=None,
+                 **kwargs):
         self.hidden_size, self.num_layers, self.num_heads = hidden_size, num_layers, num_heads
         self.intermediate_size, self.target_layers = intermediate_size, list(target_layers)
         self.vocab_size, self.mask_token_id, self.markov_rank = vocab_size, mask_token_id, markov_rank
         self.rope_theta, self.rms_norm_eps, self.loop_aware = rope_theta, rms_norm_eps, loop_aware
+        # per block position, set by calibration (specviz.training.calibrate); None = 1 everywhere
+        self.confidence_temperature = confidence_temperature
         super().__init__(**kwargs)
 
 
@@ -137,6 +140,11 @@ class BlockDrafterModel(PreTrainedModel):
 
     def confidence_logit(self, h: torch.Tensor, prev_ids: torch.Tensor) -> torch.Tensor:
         return self.confidence(torch.cat([h, self.markov_in(prev_ids)], -1)).squeeze(-1)
+
+    def confidence_prob(self, logit: float, position: int) -> float:
+        """c_k = sigmoid(logit / T_k), T_k from calibration (1 if uncalibrated)."""
+        temps = self.config.confidence_temperature or [1.0]
+        return 1.0 / (1.0 + math.exp(-logit / temps[min(position, len(temps) - 1)]))
 
 
 def position_weights(k: int, gamma: float) -> torch.Tensor:

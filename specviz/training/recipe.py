@@ -1,24 +1,28 @@
-"""The reproducible recipe behind models/: corpus -> tokenizer -> target -> drafter.
+"""The reproducible recipe behind models/: corpus -> tokenizer -> target -> drafters -> cards.
 
 `python -m specviz train all` runs every stage; each stage can be run alone and skips work
 that is already done (the corpus and tokenizer files exist; a model resumes from its
 checkpoint in `runs/`). Steps are fixed, not minutes, so a rerun trains the same schedule.
 
-What it leaves out: the block drafters (their own recipe), hyperparameter search.
+What it leaves out: hyperparameter search.
 """
 import json
 from pathlib import Path
 
+from specviz.training.block import train_block_drafters
+from specviz.models import load_embedded
+from specviz.training.calibrate import fit_temperatures, outcomes
+from specviz.training.cards import block_card, heldout_prompts, write_card
 from specviz.training.corpus import build_corpus
 from specviz.training.lm import DRAFTER_CONFIG, TARGET_CONFIG, train_lm
 from specviz.training.tokenizer import train_tokenizer
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA, RUNS, MODELS = ROOT / "data", ROOT / "runs", ROOT / "models"
-STAGES = ["corpus", "tokenizer", "target", "drafter"]
+STAGES = ["corpus", "tokenizer", "target", "drafter", "block", "cards"]
 
 
-def run_stage(stage: str, target_steps: int = 700, drafter_steps: int = 300) -> dict:
+def run_stage(stage: str, target_steps: int = 700, drafter_steps: int = 200, block_steps: int = 300) -> dict:
     """Run one stage of the recipe and return what it reports."""
     if stage == "corpus":
         facts = build_corpus(DATA)
@@ -33,4 +37,21 @@ def run_stage(stage: str, target_steps: int = 700, drafter_steps: int = 300) -> 
     if stage == "drafter":
         return train_lm("drafter-ar", DRAFTER_CONFIG, DATA / "tokenizer", DATA, MODELS / "drafter-ar",
                         RUNS, steps=drafter_steps, lr=2e-3, teacher=MODELS / "target")
+    if stage == "block":
+        return train_block_drafters(MODELS / "target", DATA / "tokenizer", DATA, MODELS, RUNS, steps=block_steps)
+    if stage == "cards":
+        facts = {name: write_card(MODELS / sub, DATA / "heldout.txt", role)
+                 for name, sub, role in [("target", "target", "the target"),
+                                         ("ar", "drafter-ar", "the autoregressive drafter")]}
+        models = load_embedded(models_dir=MODELS)
+        facts["dflash"] = block_card(models, "dflash", DATA / "heldout.txt")
+        calibration = heldout_prompts(DATA / "heldout.txt", models.tokenizer, offset=12)
+        for name in ("dspark", "dloop"):
+            model = models.drafter_models[name]
+            model.config.confidence_temperature = None
+            before = block_card(models, name, DATA / "heldout.txt")["survival_ece"]
+            model.config.confidence_temperature = fit_temperatures(outcomes(models, name, calibration))
+            model.config.save_pretrained(models.paths["drafters"][name])
+            facts[name] = block_card(models, name, DATA / "heldout.txt", ece_uncalibrated=before)
+        return facts
     raise ValueError(f"unknown stage {stage!r}; choose from {STAGES} or 'all'")
