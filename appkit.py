@@ -11,13 +11,13 @@ page that owns it is not on screen.
 What it leaves out: lesson logic (specviz) and drawing (specviz.viz).
 """
 import contextlib
-import platform
 import threading
 
 import streamlit as st
 import torch
 
-from specviz.models import load_embedded
+from specviz.checklist import cpu_name
+from specviz.models import DRAFTER_LABELS, load_embedded
 from specviz.viz.style import stylesheet
 
 KEEP = "keep_"
@@ -61,7 +61,7 @@ def devices() -> list[str]:
 def device_label(device: str) -> str:
     if device.startswith("cuda"):
         return f"GPU {torch.cuda.get_device_name(torch.device(device))}"
-    return f"CPU {platform.processor() or platform.machine()} ({torch.get_num_threads()} threads)"
+    return f"CPU {cpu_name()} ({torch.get_num_threads()} threads)"
 
 
 def models():
@@ -86,7 +86,6 @@ def require_models():
 
 
 def drafter_label(name: str) -> str:
-    from specviz.models import DRAFTER_LABELS
     return DRAFTER_LABELS.get(name, name)
 
 

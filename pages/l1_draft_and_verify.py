@@ -131,6 +131,7 @@ with st.expander("Prompt and settings", expanded=m is None or bool(state["error"
     c5.number_input("Seed", 0, 2**31 - 1, step=1, key=KEYS["seed"])
     c6.number_input("Max new tokens", 1, 128, step=1, key=KEYS["max_new"])
     st.button("Start with these settings", type="primary", on_click=start, disabled=m is None)
+    st.caption("Starting puts the prompt and settings into this page's address: share the link to restore them.")
 
 if state["trace"] is None and m is not None and state["error"] is None:
     start()   # first visit: open on a live generation, not an empty page

@@ -43,7 +43,7 @@ def server():
                              "--server.headless", "true", "--browser.gatherUsageStats", "false"],
                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=os.environ.copy())
     url = f"http://127.0.0.1:{port}"
-    for _ in range(120):
+    for _ in range(480):   # a starved CPU can take minutes just to import streamlit
         try:
             urllib.request.urlopen(url + "/_stcore/health", timeout=1)
             break
@@ -77,7 +77,7 @@ def app(server, browser):
     return server
 
 
-def settle(page, timeout_s: float = 90):
+def settle(page, timeout_s: float = 180):
     """Wait until the script has finished running (no running indicator for a moment)."""
     page.wait_for_selector('[data-testid="stApp"]', timeout=timeout_s * 1000)
     deadline, quiet_since = time.time() + timeout_s, None
@@ -117,6 +117,7 @@ def open_page(browser, url, errors):
     page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" and not base_path_probe(msg)
             else None)
     page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.set_default_timeout(120_000)
     page.goto(url)
     settle(page)
     return page
