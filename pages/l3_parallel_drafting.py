@@ -36,7 +36,9 @@ for col, d in zip(cols, blocks):
     col.plotly_chart(figs.phrase_bars(tables[d], appkit.drafter_label(d)), key=f"l3_phrase_{d}")
     bad = next(r for r in tables[d] if r["phrase"] == " of problem")
     col.markdown(f"P(“of problem”): **{bad['product_of_marginals']:.3f}** as a product of marginals, "
-                 f"**{bad['sequential']:.3f}** sequentially.")
+                 f"**{bad['sequential']:.3f}** sequentially."
+                 + (" DFlash has no Markov head, so its two bars are the same: what it samples is the product."
+                    if d == "dflash" else ""))
 
 
 def sample():

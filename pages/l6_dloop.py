@@ -13,7 +13,7 @@ from specviz.viz.charts import base_layout
 from specviz.viz.style import ACCEPTED, TARGET
 
 S = st.session_state
-THRESHOLDS = [-0.5, -1.0, -2.0, -4.0, -8.0]
+THRESHOLDS = [-2.0, -4.0, -8.0, -12.0, -16.0]   # sums over k tokens of a small drafter run low
 
 appkit.header(
     "6 · DLoop",
@@ -44,11 +44,11 @@ if not loops:
 st.subheader("One round, stage by stage")
 c1, c2, c3 = st.columns([3, 1, 1])
 appkit.default("keep_l6_prompt", PRESETS[0])
-appkit.default("keep_l6_g", -2.0)
+appkit.default("keep_l6_g", -8.0)
 appkit.default("keep_l6_drafter", loops[0])
 c1.selectbox("Prompt", PRESETS, key="keep_l6_prompt")
 c2.selectbox("Drafter", loops, key="keep_l6_drafter", format_func=appkit.drafter_label)
-c3.slider("threshold g", -10.0, 0.0, step=0.5, key="keep_l6_g")
+c3.slider("threshold g", -20.0, 0.0, step=0.5, key="keep_l6_g")
 st.radio("**Predict:** with a lower (more permissive) g, will a round draft more stages or fewer?",
          ["more", "fewer", "the same"], horizontal=True, index=None, key="l6_guess")
 
@@ -73,7 +73,7 @@ if "l6_round" in S:
                     "often, up to S stages. Whether that pays depends on how much of the extra block survives.")
 
 st.subheader("A live sweep of g, with and without loop-aware training")
-appkit.default("keep_l6_sweep", [-0.5, -2.0, -8.0])
+appkit.default("keep_l6_sweep", [-4.0, -8.0, -16.0])
 chosen = st.multiselect("thresholds", THRESHOLDS, key="keep_l6_sweep")
 
 

@@ -82,12 +82,12 @@ def settle(page, timeout_s: float = 180):
     page.wait_for_selector('[data-testid="stApp"]', timeout=timeout_s * 1000)
     deadline, quiet_since = time.time() + timeout_s, None
     while time.time() < deadline:
-        running = page.locator('[data-testid="stStatusWidget"]').count() > 0
+        running = page.locator('[data-testid="stStatusWidget"], [data-testid="stSpinner"]').count() > 0
         if running:
             quiet_since = None
         elif quiet_since is None:
             quiet_since = time.time()
-        elif time.time() - quiet_since > 1.0:
+        elif time.time() - quiet_since > 2.0:
             return
         page.wait_for_timeout(150)
     raise AssertionError("the page kept running")
