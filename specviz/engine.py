@@ -116,13 +116,12 @@ class Generation:
                                       settings.max_stages) if settings.drafter else None
         self.layers = self.drafter.target_layers if self.drafter else ()
         self.cache = DynamicCache()
-        settings_record = asdict(settings)
-        self.trace = Trace(prompt=prompt, settings=settings_record, prompt_ids=list(ids),
+        self.trace = Trace(prompt=prompt, settings=asdict(settings), prompt_ids=list(ids),
                            prefill_ms=0.0, notices=notices)
         with torch.no_grad():
             _sync(models.device)
             t0 = time.perf_counter()
-            hidden = self._target(ids[:-1]) [1] if len(ids) > 1 else None
+            hidden = self._target(ids[:-1])[1] if len(ids) > 1 else None
             if self.drafter:
                 self.drafter.prefill(ids, hidden)
             _sync(models.device)
@@ -188,6 +187,7 @@ class Generation:
             last = choice[n]
         elif s.verifier == "sampling":
             p = transform(logits, s.sampling)
+            qs = [q.to(p.device) for q in qs]
             uniforms = torch.rand(len(x), generator=self.gen).tolist()
             n, decisions = speculative_sampling(x, p, qs, uniforms)
             last = sample(residual(p[n], qs[n]) if n < len(x) else p[n], self.gen)

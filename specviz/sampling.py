@@ -56,5 +56,8 @@ def transform(logits: torch.Tensor, s: SamplingSettings) -> torch.Tensor:
 
 
 def sample(probs: torch.Tensor, gen: torch.Generator) -> int:
-    """One token id drawn from a 1-D distribution with the given generator."""
-    return int(torch.multinomial(probs, 1, generator=gen).item())
+    """One token id drawn from a 1-D distribution with the given (CPU) generator.
+
+    The draw happens on the CPU so a seed gives the same stream on every device.
+    """
+    return int(torch.multinomial(probs.float().cpu(), 1, generator=gen).item())

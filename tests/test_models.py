@@ -37,7 +37,7 @@ def test_target_beats_the_drafter_on_text_neither_was_trained_on(models):
     target = AutoModelForCausalLM.from_pretrained(MODELS_DIR / "target", dtype=torch.float32)
     drafter = AutoModelForCausalLM.from_pretrained(MODELS_DIR / "drafter-ar", dtype=torch.float32)
     for text in HELDOUT:
-        assert perplexity(target, tok, text) < 0.8 * perplexity(drafter, tok, text)
+        assert perplexity(target, tok, text) < 0.9 * perplexity(drafter, tok, text)
 
 
 def test_dialogue_answers_are_split_between_of_course_and_no_problem(models):

@@ -90,8 +90,8 @@ def drafter_loss(model, feats, tokens, t_logp, anchors, K: int, stages: int, gam
             conf = model.confidence_logit(h, prev)
             bce = F.binary_cross_entropy_with_logits(conf, (1 - tv).detach(), reduction="none")
             loss = (w * (0.1 * ce + 0.9 * tv + bce)).sum() / w.sum()
-            out[f"tv{s}"] = float(tv.mean())
-        out[f"ce{s}"] = float(ce.mean())
+            out[f"tv{s}"] = float(tv.detach().mean())
+        out[f"ce{s}"] = float(ce.detach().mean())
         total = total + loss
     out["loss"] = total
     return out

@@ -108,9 +108,11 @@ def expected_calibration_error(pairs: list[tuple[float, bool]], bins: int = 10) 
 
 
 def heldout_prompts(heldout_txt: Path, tok, n: int = 12, length: int = 24, offset: int = 0) -> list[str]:
-    """`n` prompts of `length` tokens cut from held-out documents (prose, not dialogue)."""
+    """Prompts of `length` tokens cut every 150 tokens from held-out book passages (not
+    dialogue); `offset` skips the first ones, so calibration and measurement can differ."""
     docs = [d for d in heldout_txt.read_text(encoding="utf-8").split("<|endoftext|>") if len(d) > 400]
-    return [tok.decode(tok.encode(d)[:length]) for d in docs[offset:offset + n]]
+    cuts = [tok.decode(ids[i:i + length]) for ids in map(tok.encode, docs) for i in range(0, len(ids) - length, 150)]
+    return cuts[offset:offset + n]
 
 
 def block_card(models, name: str, heldout_txt: Path, block_sizes=(2, 4, 8), new_tokens: int = 48,

@@ -45,7 +45,7 @@ def run_stage(stage: str, target_steps: int = 700, drafter_steps: int = 200, blo
                                          ("ar", "drafter-ar", "the autoregressive drafter")]}
         models = load_embedded(models_dir=MODELS)
         facts["dflash"] = block_card(models, "dflash", DATA / "heldout.txt")
-        calibration = heldout_prompts(DATA / "heldout.txt", models.tokenizer, offset=12)
+        calibration = heldout_prompts(DATA / "heldout.txt", models.tokenizer, n=24, offset=12)
         for name in ("dspark", "dloop"):
             model = models.drafter_models[name]
             model.config.confidence_temperature = None
