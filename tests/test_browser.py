@@ -79,7 +79,9 @@ def app(server, browser):
 
 def settle(page, timeout_s: float = 180):
     """Wait until the script has finished running (no running indicator for a moment)."""
-    page.wait_for_selector('[data-testid="stApp"]', timeout=timeout_s * 1000)
+    # the page's title is drawn by its script, so the run has started (and the running indicator
+    # is up) before quiet is measured
+    page.wait_for_selector("h1", timeout=timeout_s * 1000)
     deadline, quiet_since = time.time() + timeout_s, None
     while time.time() < deadline:
         running = page.locator('[data-testid="stStatusWidget"], [data-testid="stSpinner"]').count() > 0
