@@ -80,6 +80,18 @@ def lr_at(step: int, steps: int, lr: float, warmup: int = 100) -> float:
     return lr * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * t)))
 
 
+def report(log, name: str, state: dict, steps: int, news: str) -> None:
+    """Every 10 steps: a progress bar with `news` on stderr and in the log file."""
+    if state["step"] % 10 and state["step"] != steps:
+        return
+    done = state["step"] / steps
+    bar = "#" * int(30 * done) + "." * (30 - int(30 * done))
+    line = f"{name} [{bar}] step {state['step']}/{steps} {news} {state['seconds'] / 60:.1f} min"
+    print(line, file=sys.stderr, flush=True)
+    log.write(line + "\n")
+    log.flush()
+
+
 def train_lm(name: str, sizes: dict, tok_dir: Path, corpus_dir: Path, out_dir: Path, work_dir: Path,
              steps: int, batch: int = 16, seq_len: int = 256, lr: float = 1e-3,
              teacher: Path | None = None, ckpt_every: int = 100, seed: int = 0) -> dict:
@@ -130,14 +142,7 @@ def train_lm(name: str, sizes: dict, tok_dir: Path, corpus_dir: Path, out_dir: P
         t_last = now
         state["step"] += 1
         state["tokens"] += x.numel()
-        if state["step"] % 10 == 0 or state["step"] == steps:
-            done = state["step"] / steps
-            bar = "#" * int(30 * done) + "." * (30 - int(30 * done))
-            line = (f"{name} [{bar}] step {state['step']}/{steps} loss {loss.item():.3f} "
-                    f"{state['tokens'] / state['seconds']:.0f} tok/s {state['seconds'] / 60:.1f} min")
-            print(line, file=sys.stderr, flush=True)
-            log.write(line + "\n")
-            log.flush()
+        report(log, name, state, steps, f"loss {loss.item():.3f} {state['tokens'] / state['seconds']:.0f} tok/s")
         if state["step"] % ckpt_every == 0 or state["step"] == steps:
             torch.save({"model": model.state_dict(), "opt": opt.state_dict(), "state": state,
                         "gen": gen.get_state()}, ckpt)
