@@ -114,6 +114,12 @@ if not state["params_read"]:
         S[key] = getattr(linked, f)
 for err in state.get("param_errors", []):
     st.warning(f"A setting in the link was ignored: {err}. The default is used instead.")
+# Streamlit may drop a widget's key while another page is shown: restore it from a plain copy
+saved = state.setdefault("saved", {})
+for f, key in KEYS.items():
+    if key not in S:
+        S[key] = saved.get(f, getattr(LessonSettings(), f))
+saved.update({f: S[key] for f, key in KEYS.items()})
 if S[KEYS["drafter"]] not in drafters:
     S[KEYS["drafter"]] = drafters[0]
 
