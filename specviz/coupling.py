@@ -17,9 +17,8 @@ conditioned on the earlier ones being accepted).
 import random
 
 import torch
-from transformers import DynamicCache
 
-from specviz.engine import Settings, encode_prompt
+from specviz.engine import Generation, Settings
 from specviz.sampling import SamplingSettings, transform
 from specviz.verify import accept_probability
 
@@ -125,25 +124,14 @@ def next_token_distributions(models, prompt: str, drafter: str, sampling: Sampli
     distribution the pick callback captures), so every drafter works the same way. q is None
     when the drafter proposes nothing here (prompt lookup without an earlier match).
     """
-    ids, _ = encode_prompt(models, prompt, Settings(drafter=drafter, block_size=1, max_new_tokens=1))
-    d = models.drafter(drafter)
-    layers = d.target_layers
-    cache = DynamicCache()
-    dev = models.device
-    hidden = None
-    if len(ids) > 1:
-        out = models.target(torch.tensor([ids[:-1]], device=dev), cache=cache, use_cache=True,
-                            output_hidden_states=bool(layers))
-        if layers:
-            hidden = torch.cat([out.hidden_states[i + 1] for i in layers], -1)[0]
-    p = transform(models.target(torch.tensor([ids[-1:]], device=dev), cache=cache, use_cache=True).logits[0, -1], sampling)
-    d.prefill(ids, hidden)
+    g = Generation(models, prompt, Settings(drafter=drafter, block_size=1, max_new_tokens=1))
+    p = transform(g.peek(), sampling)
 
     def pick(logits):   # only q matters here, not which token the drafter would take
         q = transform(logits, sampling)
         return int(q.argmax()), q
 
-    draft = d.propose(ids, 1, pick)
+    draft = g.drafter.propose(g.committed, 1, pick)
     return p.cpu(), (draft.q[0].cpu() if draft.q else None)
 
 

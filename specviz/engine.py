@@ -143,6 +143,13 @@ class Generation:
         hidden = torch.cat([out.hidden_states[i + 1] for i in self.layers], -1)[0] if self.layers else None
         return out.logits[0], hidden
 
+    @torch.no_grad()
+    def peek(self) -> torch.Tensor:
+        """The target's logits for the next token; the cache is left as it was."""
+        logits, _ = self._target([self.committed[-1]])
+        self.cache.crop(-1)
+        return logits[-1]
+
     def _pick(self, logits: torch.Tensor) -> tuple[int, torch.Tensor]:
         """How a drafter chooses: argmax under the greedy verifier, else a draw from q."""
         if self.s.verifier == "greedy":

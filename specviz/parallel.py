@@ -15,9 +15,8 @@ What it leaves out: the confidence head and the scheduler (lesson 4).
 import collections
 
 import torch
-from transformers import DynamicCache
 
-from specviz.engine import Generation, Settings, encode_prompt
+from specviz.engine import Generation, Settings
 from specviz.sampling import SamplingSettings
 
 PHRASES = [" of course", " no problem", " of problem", " no course"]
@@ -27,15 +26,10 @@ DIALOGUE_PROMPT = 'Anne asked, "Could you open the window?" "Yes,'
 @torch.no_grad()
 def prepared(models, prompt: str, drafter: str):
     """A block drafter primed on `prompt` (the target's context features included) and the ids."""
-    ids, _ = encode_prompt(models, prompt, Settings(drafter=drafter, block_size=1, max_new_tokens=1))
-    d = models.drafter(drafter)
-    if not hasattr(d, "score"):
+    g = Generation(models, prompt, Settings(drafter=drafter, block_size=1, max_new_tokens=1))
+    if not hasattr(g.drafter, "score"):
         raise ValueError(f"{drafter!r} is not a block drafter")
-    out = models.target(torch.tensor([ids[:-1]], device=models.device), cache=DynamicCache(), use_cache=True,
-                        output_hidden_states=True)
-    hidden = torch.cat([out.hidden_states[i + 1] for i in d.target_layers], -1)[0]
-    d.prefill(ids, hidden)
-    return d, ids
+    return g.drafter, g.committed
 
 
 def phrase_table(models, prompt: str, drafter: str, phrases: list[str] = PHRASES) -> list[dict]:
