@@ -40,15 +40,19 @@ def transform(logits: torch.Tensor, s: SamplingSettings) -> torch.Tensor:
     logits = logits.float()
     if s.temperature == 0:
         return torch.nn.functional.one_hot(logits.argmax(-1), logits.size(-1)).float()
-    logits = logits / s.temperature
+    # shift so the top logit is 0 and divide in float64: a temperature like 1e-300 is 0.0 in
+    # float32, and dividing unshifted logits by it overflows to inf - inf = NaN
+    logits = ((logits.double() - logits.double().amax(-1, keepdim=True)) / s.temperature).float()
     if 0 < s.top_k < logits.size(-1):
         kth = torch.topk(logits, s.top_k, dim=-1).values[..., -1:]
         logits = logits.masked_fill(logits < kth, float("-inf"))
     probs = torch.softmax(logits, dim=-1)
     if s.top_p < 1:
         sorted_p, order = torch.sort(probs, dim=-1, descending=True)
-        # keep the smallest prefix whose mass reaches top_p (always at least the top token)
+        # keep the smallest prefix whose mass reaches top_p; the top token is kept explicitly
+        # because a tiny top_p rounds to 0.0 in float32 and would otherwise drop everything
         drop = (sorted_p.cumsum(-1) - sorted_p) >= s.top_p
+        drop[..., 0] = False
         sorted_p = sorted_p.masked_fill(drop, 0.0)
         probs = torch.zeros_like(probs).scatter(-1, order, sorted_p)
         probs = probs / probs.sum(-1, keepdim=True)
