@@ -1,6 +1,7 @@
 """Streamlit plumbing shared by every page: models, the engine lock, the sidebar, lesson headers.
 
-Models load once per server and device (st.cache_resource) and are shared by every session,
+The host's config file (specviz.config) names the model sets the sidebar offers and the limits
+of one run. Each set loads once per server and device (st.cache_resource) and is shared by every session,
 so every engine call that touches them goes through `engine()`: one lock, which also keeps
 live timings clean (two sessions never time a forward at the same moment).
 
@@ -11,13 +12,17 @@ page that owns it is not on screen.
 What it leaves out: lesson logic (specviz) and drawing (specviz.viz).
 """
 import contextlib
+import os
 import threading
+from pathlib import Path
 
 import streamlit as st
 import torch
 
 from specviz.checklist import cpu_name
-from specviz.models import DRAFTER_LABELS, load_embedded
+from specviz.config import (DEFAULT, REPO_CONFIG, Config, Limits, ModelSetError, check_limits, choose_set,
+                            load_config, load_model_set)
+from specviz.models import DRAFTER_LABELS, pick_device
 from specviz.viz.style import stylesheet
 
 KEEP = "keep_"
@@ -33,9 +38,39 @@ LESSONS = [   # (file, title, url path)
 ]
 
 
+@st.cache_resource(show_spinner=False)
+def _read_config(path: str, mtime: float) -> tuple[Config, str | None]:
+    """The host's config (re-read when the file changes); a bad file falls back to the defaults."""
+    try:
+        return load_config(path or None), None
+    except ValueError as e:
+        return DEFAULT, f"The server's config file was not used: {e}"
+
+
+def config() -> Config:
+    path = os.environ.get("SPECVIZ_CONFIG", "")
+    where = Path(path) if path else REPO_CONFIG
+    cfg, error = _read_config(path, where.stat().st_mtime if where.is_file() else 0.0)
+    st.session_state["config_error"] = error
+    return cfg
+
+
+def limits() -> Limits:
+    """What one run may ask for on this server (the host's config)."""
+    return config().limits
+
+
+def check(prompt: str, settings) -> None:
+    """Raise ValueError, with one sentence per excess, when a run asks for more than the host allows."""
+    too_big = check_limits(limits(), prompt, settings)
+    if too_big:
+        raise ValueError(" ".join(too_big))
+
+
 @st.cache_resource(show_spinner="Loading the models (once per server)…")
-def _load(device: str):
-    return load_embedded(device)
+def _load(set_name: str, device: str):
+    """One model set on one device, shared by every session (a changed set needs a server restart)."""
+    return load_model_set(config(), set_name, device)
 
 
 @st.cache_resource
@@ -55,22 +90,39 @@ def devices() -> list[str]:
     out = ["cpu"]
     if torch.cuda.is_available():
         out += [f"cuda:{i}" for i in range(torch.cuda.device_count())]
+    if torch.backends.mps.is_available():
+        out.append("mps")
     return out
 
 
 def device_label(device: str) -> str:
     if device.startswith("cuda"):
         return f"GPU {torch.cuda.get_device_name(torch.device(device))}"
+    if device == "mps":
+        return "Apple GPU (MPS)"
     return f"CPU {cpu_name()} ({torch.get_num_threads()} threads)"
 
 
+def _set_device(cfg: Config, name: str) -> str:
+    """Where a set runs unless the sidebar says otherwise: its configured device, auto resolved
+    (a configured GPU this server lacks falls back to the CPU, which the sidebar then shows)."""
+    configured = cfg.sets[name].device
+    dev = pick_device(None if configured == "auto" else configured)[0]
+    label = f"cuda:{dev.index or 0}" if dev.type == "cuda" else dev.type
+    return label if label in devices() else "cpu"
+
+
 def models():
-    """The shared ModelSet for the chosen device, or None (with the reason kept for the page)."""
-    device = st.session_state.get(KEEP + "device", devices()[-1])
+    """The shared ModelSet chosen in the sidebar, or None (with the reason kept for the page)."""
+    cfg = config()
+    name = st.session_state.get(KEEP + "set", cfg.default)
+    if name not in cfg.sets:   # the host removed the set this session was on
+        name = st.session_state[KEEP + "set"] = cfg.default
+    device = st.session_state.get(KEEP + "device") or _set_device(cfg, name)
     try:
-        m = _load(device)
-    except (FileNotFoundError, OSError) as e:
-        st.session_state["models_error"] = str(e)
+        m = _load(name, device)
+    except (ModelSetError, ValueError) as e:
+        st.session_state["models_error"] = f"{e}. Choose another model set in the sidebar."
         return None
     st.session_state.pop("models_error", None)
     return m
@@ -102,6 +154,12 @@ def default(key: str, value):
         st.session_state[key] = value
 
 
+def at_most(key: str, most):
+    """Keep a widget's value within a host limit its range stops at (Streamlit raises otherwise)."""
+    if st.session_state.get(key, most) > most:
+        st.session_state[key] = most
+
+
 def presenter() -> bool:
     return bool(st.session_state.get(KEEP + "presenter", False))
 
@@ -112,8 +170,21 @@ def css():
 
 def sidebar():
     """Model set and device, presenter mode, one-line status."""
+    cfg = config()
     with st.sidebar:
-        default(KEEP + "device", devices()[-1])
+        if st.session_state.get("config_error"):
+            st.error(st.session_state["config_error"])
+        if KEEP + "set" not in st.session_state:
+            # a shared link may name a set; only configured names are accepted, never a path
+            try:
+                st.session_state[KEEP + "set"] = choose_set(cfg, st.query_params.get("set"))
+            except ValueError as e:
+                st.session_state[KEEP + "set"] = cfg.default
+                st.warning(f"The link's model set was ignored: {e}.")
+        st.selectbox("Model set", list(cfg.sets), key=KEEP + "set", format_func=lambda n: cfg.sets[n].label,
+                     on_change=lambda: st.session_state.pop(KEEP + "device", None),
+                     help="The host's configured model sets (specviz.toml).")
+        default(KEEP + "device", _set_device(cfg, st.session_state[KEEP + "set"]))
         st.selectbox("Device", devices(), key=KEEP + "device", format_func=device_label)
         st.toggle("Presenter mode (large type)", key=KEEP + "presenter",
                   help="Large type for a projector. Step keys on lesson 1: → next phase, ← back, N next round, "

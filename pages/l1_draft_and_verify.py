@@ -10,7 +10,7 @@ import streamlit as st
 
 import appkit
 from specviz.app_state import PRESETS, VERIFIER_LABELS, Cursor, LessonSettings, from_params, to_params
-from specviz.engine import MAX_BLOCK, VERIFIERS, Generation
+from specviz.engine import VERIFIERS, Generation
 from specviz.trace import Trace
 from specviz.viz import cache, histories, stages, tokens
 
@@ -28,6 +28,7 @@ appkit.header(
     "token is never in the target's cache yet.")
 
 m = appkit.models()
+limits = appkit.limits()
 drafters = list(m.drafter_models) if m else ["ar"]
 state = S.setdefault("l1", {"trace": None, "gen": None, "cursor": Cursor(), "replay": False, "error": None,
                             "playing": False, "last_move": 0.0, "guesses": {}, "params_read": False})
@@ -42,12 +43,14 @@ def start():
     state.update(error=None, playing=False)
     try:
         s = current_settings()
+        appkit.check(s.prompt, s.engine_settings())
         with appkit.engine():
             gen = Generation(appkit.require_models(), s.prompt, s.engine_settings())
     except ValueError as e:
         state["error"] = str(e)
         return
-    state.update(gen=gen, trace=gen.trace, cursor=Cursor(), replay=False, guesses={}, link=to_params(s))
+    state.update(gen=gen, trace=gen.trace, cursor=Cursor(), replay=False, guesses={},
+                 link=to_params(s) | {"set": S[appkit.KEEP + "set"]})
 
 
 def load_upload():
@@ -108,7 +111,7 @@ def remember_guess(index: int):
 if not state["params_read"]:
     state["params_read"] = True
     base = LessonSettings(**{f: S[k] for f, k in KEYS.items() if k in S})
-    linked, errors = from_params(dict(st.query_params), drafters, base)
+    linked, errors = from_params(dict(st.query_params), drafters, base, limits)
     state["param_errors"] = errors
     for f, key in KEYS.items():
         S[key] = getattr(linked, f)
@@ -120,6 +123,8 @@ for f, key in KEYS.items():
     if key not in S:
         S[key] = saved.get(f, getattr(LessonSettings(), f))
 saved.update({f: S[key] for f, key in KEYS.items()})
+appkit.at_most(KEYS["k"], min(limits.max_block_size, 12))
+appkit.at_most(KEYS["max_new"], limits.max_new_tokens)
 if S[KEYS["drafter"]] not in drafters:
     S[KEYS["drafter"]] = drafters[0]
 
@@ -131,11 +136,11 @@ with st.expander("Prompt and settings", expanded=m is None or bool(state["error"
     c2.selectbox("Drafter", drafters, key=KEYS["drafter"], format_func=appkit.drafter_label)
     c2.selectbox("Verifier", VERIFIERS, key=KEYS["verifier"], format_func=VERIFIER_LABELS.get)
     c3, c4, c5, c6 = st.columns(4)
-    c3.slider("Block size k (proposals)", 1, min(MAX_BLOCK, 12), key=KEYS["k"])
+    c3.slider("Block size k (proposals)", 1, min(limits.max_block_size, 12), key=KEYS["k"])
     c4.slider("Temperature", 0.05, 2.0, step=0.05, key=KEYS["temperature"],
               disabled=S[KEYS["verifier"]] == "greedy", help="Greedy verification decodes at temperature 0.")
     c5.number_input("Seed", 0, 2**31 - 1, step=1, key=KEYS["seed"])
-    c6.number_input("Max new tokens", 1, 128, step=1, key=KEYS["max_new"])
+    c6.number_input("Max new tokens", 1, limits.max_new_tokens, step=1, key=KEYS["max_new"])
     st.button("Start with these settings", type="primary", on_click=start, disabled=m is None)
     st.caption("Starting puts the prompt and settings into this page's address: share the link to restore them.")
 

@@ -118,8 +118,9 @@ def sample_sentences():
     out = []
     with appkit.engine():
         for name, drafter, sd in plans:
-            g = Generation(m, S["keep_l2_prompt"], Settings(drafter=drafter, verifier="sampling", block_size=4,
-                                                             max_new_tokens=20, sampling=temp, seed=sd))
+            s = Settings(drafter=drafter, verifier="sampling", block_size=min(4, appkit.limits().max_block_size),
+                         max_new_tokens=min(20, appkit.limits().max_new_tokens), sampling=temp, seed=sd)
+            g = Generation(m, S["keep_l2_prompt"], s)
             g.run()
             out.append((f"{name}, seed {sd}", g.text()))
     S["l2_sentences"] = (S["keep_l2_prompt"], out)

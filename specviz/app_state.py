@@ -8,7 +8,8 @@ What it leaves out: streamlit itself (pages move these values in and out of sess
 """
 from dataclasses import dataclass, fields, replace
 
-from specviz.engine import MAX_BLOCK, VERIFIERS, Settings
+from specviz.config import Limits
+from specviz.engine import VERIFIERS, Settings
 from specviz.sampling import SamplingSettings
 
 PRESETS = [
@@ -20,9 +21,6 @@ PRESETS = [
 ]
 VERIFIER_LABELS = {"greedy": "greedy (argmax match)", "sampling": "speculative sampling (ratio + residual)",
                    "match": "target-draw matching"}
-MAX_PROMPT_CHARS = 2000
-MAX_NEW = 128
-
 
 @dataclass(frozen=True)
 class LessonSettings:
@@ -57,28 +55,30 @@ def _choice(raw: str, options, name: str) -> str:
     return raw
 
 
-def _prompt(raw: str) -> str:
-    if not raw.strip() or len(raw) > MAX_PROMPT_CHARS:
-        raise ValueError(f"prompt must be 1 to {MAX_PROMPT_CHARS} characters of text")
+def _prompt(raw: str, most: int) -> str:
+    if not raw.strip() or len(raw) > most:
+        raise ValueError(f"prompt must be 1 to {most} characters of text")
     return raw
 
 
-def from_params(params: dict, drafters: list[str], base: LessonSettings = LessonSettings()) -> tuple[LessonSettings, list[str]]:
+def from_params(params: dict, drafters: list[str], base: LessonSettings = LessonSettings(),
+                limits: Limits = Limits()) -> tuple[LessonSettings, list[str]]:
     """Settings from query parameters; unknown or bad values fall back, with one message each.
+    The host's limits bound the prompt length, k and the number of new tokens.
 
     >>> s, errors = from_params({"k": "99", "verifier": "sampling"}, ["ar", "lookup"])
     >>> s.k, s.verifier, errors
-    (4, 'sampling', ['block size k must be between 1 and 32, got 99'])
+    (4, 'sampling', ['block size k must be between 1 and 16, got 99'])
     """
     values, errors = {}, []
     checks = {
-        "prompt": _prompt,
+        "prompt": lambda v: _prompt(v, limits.max_prompt_chars),
         "drafter": lambda v: _choice(v, drafters, "drafter"),
         "verifier": lambda v: _choice(v, VERIFIERS, "verifier"),
-        "k": lambda v: _number(v, int, 1, MAX_BLOCK, "block size k"),
+        "k": lambda v: _number(v, int, 1, limits.max_block_size, "block size k"),
         "temperature": lambda v: _number(v, float, 0.05, 2.0, "temperature"),
         "seed": lambda v: _number(v, int, 0, 2**31 - 1, "seed"),
-        "max_new": lambda v: _number(v, int, 1, MAX_NEW, "max new tokens"),
+        "max_new": lambda v: _number(v, int, 1, limits.max_new_tokens, "max new tokens"),
     }
     for name, check in checks.items():
         if name in params:

@@ -14,7 +14,7 @@ def test_a_link_round_trips_the_settings():
 def test_out_of_range_values_fall_back_with_a_readable_message():
     s, errors = from_params({"k": "99", "temperature": "hot", "drafter": "oracle", "prompt": "  "}, DRAFTERS)
     assert (s.k, s.temperature, s.drafter, s.prompt) == (4, 1.0, "ar", LessonSettings().prompt)
-    assert "block size k must be between 1 and 32, got 99" in errors
+    assert "block size k must be between 1 and 16, got 99" in errors
     assert "temperature must be a number, got 'hot'" in errors
     assert any("drafter must be one of ar, lookup" in e for e in errors)
     assert any("prompt must be" in e for e in errors)
