@@ -221,6 +221,9 @@ def panel():
 
     with st.expander("Round log", expanded=False):
         st.dataframe(tokens.log_rows(trace.rounds[:cur.shown]), hide_index=True, width="stretch")
+    # inside the fragment, so the file always holds the rounds stepped so far
+    st.download_button("Download the recorded rounds (JSON)", trace.to_json(), file_name="specviz-trace.json",
+                       mime="application/json", on_click="ignore")
 
 
 def prompt_texts(trace: Trace) -> list[str]:
@@ -233,9 +236,6 @@ def prompt_texts(trace: Trace) -> list[str]:
 playing_at_start = state["playing"]
 st.fragment(run_every=TICK_S if playing_at_start else None)(panel)()
 
-with st.expander("Save or replay a trace", expanded=m is None):
-    if state["trace"] is not None and state["trace"].rounds:
-        st.download_button("Download the recorded rounds (JSON)", state["trace"].to_json(),
-                           file_name="specviz-trace.json", mime="application/json", on_click="ignore")
-    st.file_uploader("Replay a saved trace (no model needed)", type=["json"], key="l1_upload",
+with st.expander("Replay a saved trace", expanded=m is None):
+    st.file_uploader("A trace downloaded from this page (no model needed)", type=["json"], key="l1_upload",
                      on_change=load_upload)

@@ -171,3 +171,78 @@ def test_home_race_in_presenter_mode(app, browser):
     assert "speedup" in page.inner_text("body")
     check(page, errors, "home-race-presenter")
     page.close()
+
+
+MARKUP = ["<img src=x onerror=alert(1)>", "<script>alert(1)</script>"]
+
+
+@pytest.mark.parametrize("prompt", MARKUP)
+def test_a_prompt_of_markup_is_shown_as_text_and_runs_nothing(app, browser, prompt):
+    errors, dialogs = [], []
+    page = open_page(browser, f"{app}/draft-and-verify", errors)
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    page.get_by_text("Prompt and settings", exact=True).click()
+    page.get_by_label("Prompt (free text)").fill(prompt)
+    page.get_by_role("button", name="Start with these settings").click()
+    settle(page)
+    for _ in range(3):
+        page.get_by_role("button", name="Next round").click()
+        settle(page)
+    assert page.locator(".sv-prompt").first.inner_text() == prompt
+    assert page.locator('img[src="x"]').count() == 0
+    assert page.locator("script", has_text="alert(1)").count() == 0
+    check(page, errors, f"lesson1-markup-{MARKUP.index(prompt)}")
+    page.wait_for_timeout(500)   # an injected handler would fire on load: give it the chance
+    assert dialogs == []
+    page.close()
+
+
+SHARED = {"prompt": "It was a fine morning, and Elizabeth", "drafter": "ar", "verifier": "sampling",
+          "k": "3", "temperature": "0.9", "seed": "7", "max_new": "10"}
+
+
+def recorded_trace(page):
+    """The session's recorded rounds, as the page offers them for download."""
+    from specviz.trace import Trace
+    with page.expect_download() as download:
+        page.get_by_role("button", name="Download the recorded rounds (JSON)").click()
+    return Trace.from_json(Path(download.value.path()).read_text())
+
+
+def test_eight_sessions_stepping_at_once_each_get_the_text_of_a_lone_run(app, browser, models):
+    from urllib.parse import urlencode
+
+    from specviz.app_state import from_params
+    from specviz.engine import Generation
+    s, problems = from_params(SHARED, ["ar"])
+    assert not problems
+    alone = Generation(models, s.prompt, s.engine_settings()).run().new_ids
+    errors = []
+    contexts = [browser.new_context(viewport={"width": 1400, "height": 2600}) for _ in range(8)]
+    pages = []
+    for ctx in contexts:   # one context per student: separate cookies, separate Streamlit sessions
+        page = ctx.new_page()
+        page.set_default_timeout(180_000)
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.goto(f"{app}/draft-and-verify?{urlencode(SHARED)}")
+        pages.append(page)
+    for page in pages:
+        settle(page)
+    finished = set()
+    for _ in range(int(SHARED["max_new"]) + 1):   # every round commits at least one token
+        live = [p for i, p in enumerate(pages) if i not in finished]
+        if not live:
+            break
+        for page in live:   # all eight press before any waits: their rounds run at the same time
+            page.get_by_role("button", name="Next round").click(no_wait_after=True)
+        for i, page in enumerate(pages):
+            settle(page)
+            if "The generation has finished." in page.inner_text("body"):
+                finished.add(i)
+    assert len(finished) == 8, f"sessions still stepping: {sorted(set(range(8)) - finished)}"
+    for i, page in enumerate(pages):
+        assert page.locator('[data-testid="stException"]').count() == 0, f"session {i}: exception box"
+        assert recorded_trace(page).new_ids == alone, f"session {i} committed other text than a lone run"
+    assert not errors, errors
+    for ctx in contexts:
+        ctx.close()
