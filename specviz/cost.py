@@ -13,12 +13,12 @@ What it leaves out: overlapping phases (this engine runs draft, verify and commi
 another, so their times add), batch serving, prefill and time to first token.
 """
 import statistics
-import time
 from dataclasses import dataclass
 
 import torch
 from transformers import DynamicCache
 
+from specviz.clock import Stopwatch
 from specviz.engine import Generation, Settings
 
 
@@ -116,11 +116,6 @@ def trace_costs(trace) -> dict:
             "prefill_ms": trace.prefill_ms}
 
 
-def _sync(device: torch.device):
-    if device.type == "cuda":
-        torch.cuda.synchronize()
-
-
 @torch.no_grad()
 def verification_cost_by_width(models, widths: list[int], context_ids: list[int], repeats: int = 5) -> list[dict]:
     """Median time of one target forward over w new tokens after `context_ids`, per width.
@@ -139,12 +134,12 @@ def verification_cost_by_width(models, widths: list[int], context_ids: list[int]
     for rep in range(repeats + 1):
         for w in widths:
             x = torch.tensor([filler[:w]], device=dev)
-            _sync(dev)
-            t0 = time.perf_counter()
+            watch = Stopwatch(dev)
+            watch.mark()
             target(x, cache=cache, use_cache=True)
-            _sync(dev)
+            watch.mark()
             if rep:
-                times[w].append((time.perf_counter() - t0) * 1e3)
+                times[w].append(watch.laps()[0])
             cache.crop(-w)
     one = statistics.median(times[min(widths)])
     return [{"width": w, "ms": statistics.median(times[w]), "relative": statistics.median(times[w]) / one}

@@ -12,15 +12,19 @@ dflash_block_size = k + 1 (see `from_dflash_block_size`).
 
 Plain decoding is the same loop with no drafter (k = 0): one target forward, one token.
 
+Timing: each round marks four moments (start, drafted, verified, recorded) with a
+`specviz.clock.Stopwatch`, which uses CUDA events on a GPU, so queued GPU work is timed where
+it runs. Prefill is timed separately and is never part of a round.
+
 What it leaves out: batching several requests into one target forward (the scheduler lesson
 prices that separately), tree drafts.
 """
-import time
 from dataclasses import asdict, dataclass, field
 
 import torch
 from transformers import DynamicCache
 
+from specviz.clock import Stopwatch
 from specviz.drafters.base import Draft
 from specviz.models import ModelSet
 from specviz.sampling import SamplingSettings, sample, transform
@@ -86,13 +90,6 @@ def encode_prompt(models: ModelSet, prompt: str, settings: Settings) -> tuple[li
     return [models.eos_id] + ids, notices
 
 
-def _sync(device: torch.device):
-    if device.type == "cuda":
-        torch.cuda.synchronize()
-    elif device.type == "mps":
-        torch.mps.synchronize()
-
-
 def _top(probs: torch.Tensor, texts: list[str]) -> list[list]:
     """[[id, text, prob], ...] for the TOP most likely tokens of each row (zeros left out)."""
     vals, idx = torch.topk(probs, TOP, dim=-1)
@@ -119,13 +116,13 @@ class Generation:
         self.trace = Trace(prompt=prompt, settings=asdict(settings), prompt_ids=list(ids),
                            prefill_ms=0.0, notices=notices)
         with torch.no_grad():
-            _sync(models.device)
-            t0 = time.perf_counter()
+            watch = Stopwatch(models.device)
+            watch.mark()
             hidden = self._target(ids[:-1])[1] if len(ids) > 1 else None
             if self.drafter:
                 self.drafter.prefill(ids, hidden)
-            _sync(models.device)
-        self.trace.prefill_ms = (time.perf_counter() - t0) * 1e3
+            watch.mark()
+        self.trace.prefill_ms = watch.laps()[0]
 
     @property
     def new_ids(self) -> list[int]:
@@ -163,11 +160,11 @@ class Generation:
         if self.done:
             self.trace.finished = True
             return None
-        s, dev, eos = self.s, self.m.device, self.m.eos_id
+        s, eos = self.s, self.m.eos_id
         remaining = s.max_new_tokens - len(self.new_ids)
         processed_before, committed_before = self.cache.get_seq_length(), len(self.committed)
-        _sync(dev)
-        t0 = time.perf_counter()
+        watch = Stopwatch(self.m.device)   # marks: start, drafted, verified, recorded
+        watch.mark()
 
         # 1. draft: k proposals per stage (DLoop may run several), none past end-of-text or the limit
         k = min(s.block_size, remaining) if self.drafter else 0
@@ -175,13 +172,11 @@ class Generation:
         cut = min(remaining, draft.tokens.index(eos) + 1 if eos in draft.tokens else remaining)
         draft.tokens, draft.q = draft.tokens[:cut], draft.q[:cut]
         x, qs = draft.tokens, draft.q
-        _sync(dev)
-        t1 = time.perf_counter()
+        watch.mark()
 
         # 2. verify: one target forward over [newest committed token, x_1..x_k]
         logits, hidden = self._target([self.committed[-1]] + x)
-        _sync(dev)
-        t2 = time.perf_counter()
+        watch.mark()
 
         # 3. accept
         choice = logits.argmax(-1).tolist()
@@ -228,11 +223,10 @@ class Generation:
             processed_before=processed_before, processed_after=self.cache.get_seq_length(),
             committed_before=committed_before, committed_after=len(self.committed),
             draft_ms=0.0, verify_ms=0.0, overhead_ms=0.0, total_ms=0.0, drafter_info=draft.info)
-        _sync(dev)
-        t3 = time.perf_counter()
-        rnd.draft_ms, rnd.verify_ms = (t1 - t0) * 1e3, (t2 - t1) * 1e3
-        rnd.total_ms = (t3 - t0) * 1e3
-        rnd.overhead_ms = rnd.total_ms - rnd.draft_ms - rnd.verify_ms
+        watch.mark()
+        rnd.draft_ms, rnd.verify_ms, recording_ms = watch.laps()
+        rnd.total_ms = rnd.draft_ms + rnd.verify_ms + recording_ms
+        rnd.overhead_ms = recording_ms
         self.trace.rounds.append(rnd)
         self.trace.finished = self.done
         return rnd

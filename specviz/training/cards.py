@@ -16,6 +16,7 @@ import numpy as np
 import torch
 from transformers import AutoModelForCausalLM, AutoTokenizer, DynamicCache
 
+from specviz.training.calibrate import TEMPERATURES
 from specviz.training.lm import encode_corpus, heldout_loss
 
 SAMPLE_PROMPTS = ["The best way to learn is to", "It was a fine morning, and Elizabeth",
@@ -74,7 +75,7 @@ loaded in fp32 on a CPU.
 | vocabulary | {model.config.vocab_size} (byte-level BPE, `<|endoftext|>` and `<|mask|>`) |
 | tokens seen | {facts['tokens_seen']:,} ({facts['steps']} steps x {facts['batch']} x {facts['seq_len']}) |
 | training time | {facts['train_seconds'] / 60:.1f} min on 2 CPU cores ({platform.machine()}, torch {torch.__version__}) |
-| distilled from | {facts['distilled_from'] or '-'} |
+| distilled from | {'models/' + Path(facts['distilled_from']).name if facts['distilled_from'] else '-'} |
 | held-out perplexity | {facts['heldout_perplexity']} |
 | one decode step | {facts['decode_step_ms']} ms (median, 128-token context, measured when this card was written) |
 
@@ -113,6 +114,15 @@ def heldout_prompts(heldout_txt: Path, tok, n: int = 12, length: int = 24, offse
     docs = [d for d in heldout_txt.read_text(encoding="utf-8").split("<|endoftext|>") if len(d) > 400]
     cuts = [tok.decode(ids[i:i + length]) for ids in map(tok.encode, docs) for i in range(0, len(ids) - length, 150)]
     return cuts[offset:offset + n]
+
+
+def saturation_note(temperatures: list[float] | None) -> str:
+    """Say what a temperature at the top of the calibration grid means, where one is."""
+    top = round(TEMPERATURES[-1], 2)
+    if not temperatures or top not in temperatures:
+        return ""
+    return (f"\nA temperature of {top} is the top of the calibration grid: at those positions the confidence\n"
+            "logit carries little information about survival, so the best fit flattens c_k towards 0.5.\n")
 
 
 def block_card(models, name: str, heldout_txt: Path, block_sizes=(2, 4, 8), new_tokens: int = 48,
@@ -162,6 +172,7 @@ projected and normalised.
 
 Acceptance measured on {len(prompts)} held-out prompts of 24 tokens, {new_tokens} new tokens each,
 {'run as DLoop (S = 3, g = -2)' if name.startswith('dloop') else 'one stage per round'}.
+{saturation_note(model.config.confidence_temperature)}
 
 ## Data and licence
 

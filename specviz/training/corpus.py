@@ -13,7 +13,6 @@ parallel drafter meets two equally good continuations and can cross them into "o
 What it leaves out: Shakespeare and other sources; deduplication; any cleaning beyond joining
 lines into paragraphs.
 """
-import os
 import random
 import struct
 import subprocess
