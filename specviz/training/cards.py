@@ -121,8 +121,8 @@ def saturation_note(temperatures: list[float] | None) -> str:
     top = round(TEMPERATURES[-1], 2)
     if not temperatures or top not in temperatures:
         return ""
-    return (f"\nA temperature of {top} is the top of the calibration grid: at those positions the confidence\n"
-            "logit carries little information about survival, so the best fit flattens c_k towards 0.5.\n")
+    return (f"\n\nA temperature of {top} is the top of the calibration grid: at those positions the confidence\n"
+            "logit carries little information about survival, so the best fit flattens c_k towards 0.5.")
 
 
 def block_card(models, name: str, heldout_txt: Path, block_sizes=(2, 4, 8), new_tokens: int = 48,
@@ -171,8 +171,7 @@ projected and normalised.
 | survival calibration (ECE of a_k vs measured survival) | {facts['survival_ece'] if facts['survival_ece'] is not None else '- (no confidence head)'}{f" (before temperature scaling: {ece_uncalibrated}; temperatures per position {model.config.confidence_temperature})" if ece_uncalibrated is not None else ''} |
 
 Acceptance measured on {len(prompts)} held-out prompts of 24 tokens, {new_tokens} new tokens each,
-{'run as DLoop (S = 3, g = -2)' if name.startswith('dloop') else 'one stage per round'}.
-{saturation_note(model.config.confidence_temperature)}
+{'run as DLoop (S = 3, g = -2)' if name.startswith('dloop') else 'one stage per round'}.{saturation_note(model.config.confidence_temperature)}
 
 ## Data and licence
 
