@@ -227,10 +227,8 @@ def panel():
 
 
 def prompt_texts(trace: Trace) -> list[str]:
-    """Text of each prompt token: from the models when live; ids when replaying a file."""
-    if not state["replay"] and m is not None:
-        return [m.token_text[i] for i in trace.prompt_ids]
-    return [f"#{i}" for i in trace.prompt_ids]
+    """Text of each prompt token, as recorded (a trace saved before it recorded them shows ids)."""
+    return trace.prompt_tokens or [f"#{i}" for i in trace.prompt_ids]
 
 
 playing_at_start = state["playing"]

@@ -113,8 +113,8 @@ class Generation:
                                       settings.max_stages) if settings.drafter else None
         self.layers = self.drafter.target_layers if self.drafter else ()
         self.cache = DynamicCache()
-        self.trace = Trace(prompt=prompt, settings=asdict(settings), prompt_ids=list(ids),
-                           prefill_ms=0.0, notices=notices)
+        self.trace = Trace(prompt=prompt, settings=asdict(settings), prompt_ids=list(ids), prefill_ms=0.0,
+                           prompt_tokens=[models.token_text[i] for i in ids], notices=notices)
         with torch.no_grad():
             watch = Stopwatch(models.device)
             watch.mark()

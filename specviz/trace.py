@@ -48,6 +48,7 @@ class Trace:
     prompt_ids: list[int]
     prefill_ms: float
     rounds: list[Round] = field(default_factory=list)
+    prompt_tokens: list[str] = field(default_factory=list)   # text of each prompt id, for replay
     notices: list[str] = field(default_factory=list)   # e.g. the prompt was truncated
     finished: bool = False
 
@@ -70,4 +71,6 @@ class Trace:
             raise ValueError(f"not a specviz trace: {e}") from e
         if not all(isinstance(i, int) for i in trace.prompt_ids + trace.new_ids):
             raise ValueError("not a specviz trace: token ids must be integers")
+        if not all(isinstance(t, str) for t in trace.prompt_tokens):
+            raise ValueError("not a specviz trace: token texts must be strings")
         return trace

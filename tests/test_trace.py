@@ -30,8 +30,22 @@ def test_a_round_records_what_the_page_draws(trace):
     assert abs(r.draft_ms + r.verify_ms + r.overhead_ms - r.total_ms) < 1e-6
 
 
+def test_the_prompt_tokens_are_recorded_so_a_replay_can_show_them(trace):
+    # the engine starts every prompt with end-of-text; the rest spells the prompt
+    assert trace.prompt_tokens[0] == "<|endoftext|>"
+    assert "".join(trace.prompt_tokens[1:]) == "The best way to learn is to"
+
+
+def test_a_trace_saved_before_prompt_tokens_were_recorded_still_loads(trace):
+    old = json.loads(trace.to_json())
+    del old["prompt_tokens"]
+    assert Trace.from_json(json.dumps(old)).prompt_tokens == []
+
+
 @pytest.mark.parametrize("text", ["", "{}", "not json", '{"prompt": 1}', json.dumps({"rounds": [1]}),
-                                  '{"prompt": "x", "settings": {}, "prompt_ids": ["a"], "prefill_ms": 0, "rounds": []}'])
+                                  '{"prompt": "x", "settings": {}, "prompt_ids": ["a"], "prefill_ms": 0, "rounds": []}',
+                                  '{"prompt": "x", "settings": {}, "prompt_ids": [0], "prefill_ms": 0, "rounds": [], '
+                                  '"prompt_tokens": [7]}'])
 def test_a_corrupted_trace_is_refused_with_a_reason(text):
     with pytest.raises(ValueError, match="not a specviz trace"):
         Trace.from_json(text)
