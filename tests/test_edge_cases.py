@@ -1,5 +1,7 @@
 """Edges of a round: end-of-text inside a block, the length limit mid-block, block size 1,
 empty and over-long prompts."""
+from dataclasses import replace
+
 import pytest
 import torch
 
@@ -23,16 +25,23 @@ def test_max_new_tokens_reached_mid_block_stops_exactly(models):
 
 
 def test_the_length_stop_rule_drops_a_match_when_the_whole_block_matched(models):
-    # with 4 tokens left and 4 matching proposals, transformers' rule drops one match so the
-    # target supplies the 4th token itself and no bonus runs past the limit
-    for prompt in ["It is a truth universally acknowledged, that", "He said, he said, he said, he said,"]:
-        g = Generation(models, prompt, Settings(drafter="lookup", block_size=4, max_new_tokens=4))
-        r = g.step()
-        if r.greedy["stop_rule_applied"]:
-            assert r.accepted == len(r.proposed) - 1 and len(r.emitted) == len(r.proposed)
-            assert r.emitted[-1]["id"] == r.proposed[-1]
-            return
-    pytest.skip("no prompt made the whole first block match")
+    # A drafter that is the target itself proposes exactly the target's greedy tokens, so the
+    # whole block matches. With 4 tokens left and 4 matching proposals, transformers' rule drops
+    # one match: the target supplies the 4th token itself and no bonus runs past the limit.
+    twin = replace(models, drafter_models={**models.drafter_models, "ar": models.target})
+    r = Generation(twin, "It is a truth universally acknowledged, that",
+                   Settings(drafter="ar", block_size=4, max_new_tokens=4)).step()
+    assert r.greedy["stop_rule_applied"]
+    assert r.accepted == 3 and [e["kind"] for e in r.emitted] == ["accepted"] * 3 + ["correction"]
+    assert [e["id"] for e in r.emitted] == r.proposed
+
+
+def test_without_the_length_limit_a_fully_matched_block_earns_a_bonus(models):
+    twin = replace(models, drafter_models={**models.drafter_models, "ar": models.target})
+    r = Generation(twin, "It is a truth universally acknowledged, that",
+                   Settings(drafter="ar", block_size=4, max_new_tokens=20)).step()
+    assert not r.greedy["stop_rule_applied"]
+    assert r.accepted == 4 and [e["kind"] for e in r.emitted] == ["accepted"] * 4 + ["bonus"]
 
 
 def test_end_of_text_inside_a_block_ends_generation(models):
