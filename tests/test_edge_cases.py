@@ -3,7 +3,6 @@ empty and over-long prompts."""
 from dataclasses import replace
 
 import pytest
-import torch
 
 from specviz.engine import Generation, Settings, encode_prompt
 from specviz.sampling import SamplingSettings
