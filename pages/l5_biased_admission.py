@@ -46,7 +46,7 @@ appkit.default("keep_l5_q", A["q"][0])
 pa = c1.slider("target p(A)", 0.0, 1.0, step=0.05, key="keep_l5_p")
 qa = c2.slider("drafter q(A)", 0.05, 1.0, step=0.05, key="keep_l5_q")
 p, q = (pa, round(1 - pa, 10)), (qa, round(1 - qa, 10))
-st.radio(f"**Predict:** the retrospective search admits x₁ only when it is A (its continuation looks confident). "
+st.radio("**Predict:** the retrospective search admits x₁ only when it is A (its continuation looks confident). "
          "How often will the first output token be A?", ["less than p(A)", "exactly p(A)", "more than p(A)"],
          horizontal=True, index=None, key="l5_guess")
 exact = {pol: admission.exact_p_a(pol, p, q) for pol in admission.POLICIES}

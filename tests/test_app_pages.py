@@ -5,7 +5,6 @@ page, as a browser would. Lesson 1 has its own file.
 """
 from pathlib import Path
 
-import pytest
 from streamlit.testing.v1 import AppTest
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")

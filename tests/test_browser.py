@@ -5,7 +5,6 @@ screenshot of each under artifacts/. Fails on any Streamlit exception box and on
 console error. Skipped (with the reason) where chromium or playwright is missing.
 """
 import os
-import shutil
 import socket
 import subprocess
 import sys

@@ -1,6 +1,5 @@
 """Random prompts and settings through the engine: the invariants hold and nothing escapes
 except a ValueError with a message (hypothesis)."""
-import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from specviz.engine import Generation, Settings
