@@ -115,6 +115,25 @@ def test_an_empty_prompt_is_a_clear_message():
     assert "The prompt is empty" in " ".join(e.value for e in at.error)
 
 
+def test_a_prompt_longer_than_the_context_is_cut_from_the_left_with_a_notice():
+    at = lesson()
+    at.text_area(key="keep_l1_prompt").set_value("q# " * 600).run()   # 1,800 characters, about 1,200 tokens
+    press(at, "Start with these settings")
+    notice = " ".join(i.value for i in at.info)
+    assert "only its last 474 were kept (context 512 tokens, 32 reserved for the answer)" in notice
+    press(at, "Next round")
+    assert "round 1" in html(at)
+
+
+def test_emoji_unusual_unicode_and_control_characters_run_and_show():
+    at = lesson()
+    at.text_area(key="keep_l1_prompt").set_value("Café 🙂 ∑ naïve\x07\x00 and\ttabs, she said").run()
+    press(at, "Start with these settings")
+    press(at, "Next round")
+    assert not at.error
+    assert "Café 🙂 ∑ naïve" in html(at)
+
+
 def test_token_text_is_escaped():
     at = lesson(prompt="<b>bold</b> & <script>x</script>")
     body = html(at)
