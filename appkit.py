@@ -60,6 +60,18 @@ def limits() -> Limits:
     return config().limits
 
 
+def new_tokens(wanted: int) -> int:
+    """A page's run length, cut to the host's limit."""
+    return min(wanted, limits().max_new_tokens)
+
+
+def block_slider(where, label: str, most: int, key: str) -> int:
+    """A slider for the block size k, stopping at `most` or the host's limit, whichever is lower."""
+    top = min(most, limits().max_block_size)
+    at_most(key, top)
+    return where.slider(label, 1, top, key=key)
+
+
 def check(prompt: str, settings) -> None:
     """Raise ValueError, with one sentence per excess, when a run asks for more than the host allows."""
     too_big = check_limits(limits(), prompt, settings)
@@ -116,8 +128,6 @@ def models():
     """The shared ModelSet chosen in the sidebar, or None (with the reason kept for the page)."""
     cfg = config()
     name = st.session_state.get(KEEP + "set", cfg.default)
-    if name not in cfg.sets:   # the host removed the set this session was on
-        name = st.session_state[KEEP + "set"] = cfg.default
     device = st.session_state.get(KEEP + "device") or _set_device(cfg, name)
     try:
         m = _load(name, device)
@@ -174,6 +184,8 @@ def sidebar():
     with st.sidebar:
         if st.session_state.get("config_error"):
             st.error(st.session_state["config_error"])
+        if st.session_state.get(KEEP + "set", cfg.default) not in cfg.sets:
+            st.session_state[KEEP + "set"] = cfg.default   # the host removed the set this session was on
         if KEEP + "set" not in st.session_state:
             # a shared link may name a set; only configured names are accepted, never a path
             try:

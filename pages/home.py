@@ -30,17 +30,15 @@ drafters = list(m.drafter_models) if m else []
 if drafters:
     appkit.default("keep_home_drafter", drafters[0])
     c2.selectbox("Drafter", drafters, key="keep_home_drafter", format_func=appkit.drafter_label)
-k_most = min(8, appkit.limits().max_block_size)
 appkit.default("keep_home_k", 4)
-appkit.at_most("keep_home_k", k_most)
-c3.slider("Proposals per round (k)", 1, k_most, key="keep_home_k")
+appkit.block_slider(c3, "Proposals per round (k)", 8, "keep_home_k")
 
 
 def run_race(lanes):
     """Step both runners under the engine lock, redrawing both lanes after every round."""
     settings = Settings(drafter=st.session_state["keep_home_drafter"], verifier="greedy",
-                        block_size=st.session_state["keep_home_k"],
-                        max_new_tokens=min(40, appkit.limits().max_new_tokens), sampling=SamplingSettings(temperature=0))
+                        block_size=st.session_state["keep_home_k"], max_new_tokens=appkit.new_tokens(40),
+                        sampling=SamplingSettings(temperature=0))
     appkit.check(st.session_state["keep_home_prompt"], settings)
     with appkit.engine():
         runners = race.start(m, st.session_state["keep_home_prompt"], settings)

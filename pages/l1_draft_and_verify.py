@@ -123,7 +123,6 @@ for f, key in KEYS.items():
     if key not in S:
         S[key] = saved.get(f, getattr(LessonSettings(), f))
 saved.update({f: S[key] for f, key in KEYS.items()})
-appkit.at_most(KEYS["k"], min(limits.max_block_size, 12))
 appkit.at_most(KEYS["max_new"], limits.max_new_tokens)
 if S[KEYS["drafter"]] not in drafters:
     S[KEYS["drafter"]] = drafters[0]
@@ -136,7 +135,7 @@ with st.expander("Prompt and settings", expanded=m is None or bool(state["error"
     c2.selectbox("Drafter", drafters, key=KEYS["drafter"], format_func=appkit.drafter_label)
     c2.selectbox("Verifier", VERIFIERS, key=KEYS["verifier"], format_func=VERIFIER_LABELS.get)
     c3, c4, c5, c6 = st.columns(4)
-    c3.slider("Block size k (proposals)", 1, min(limits.max_block_size, 12), key=KEYS["k"])
+    appkit.block_slider(c3, "Block size k (proposals)", 12, KEYS["k"])
     c4.slider("Temperature", 0.05, 2.0, step=0.05, key=KEYS["temperature"],
               disabled=S[KEYS["verifier"]] == "greedy", help="Greedy verification decodes at temperature 0.")
     c5.number_input("Seed", 0, 2**31 - 1, step=1, key=KEYS["seed"])
@@ -222,7 +221,8 @@ def panel():
     with st.expander("Round log", expanded=False):
         st.dataframe(tokens.log_rows(trace.rounds[:cur.shown]), hide_index=True, width="stretch")
     # inside the fragment, so the file always holds the rounds stepped so far
-    st.download_button("Download the recorded rounds (JSON)", trace.to_json(), file_name="specviz-trace.json",
+    # a callable: the JSON is built when the button is clicked, not on every step
+    st.download_button("Download the recorded rounds (JSON)", trace.to_json, file_name="specviz-trace.json",
                        mime="application/json", on_click="ignore")
 
 

@@ -119,7 +119,7 @@ def sample_sentences():
     with appkit.engine():
         for name, drafter, sd in plans:
             s = Settings(drafter=drafter, verifier="sampling", block_size=min(4, appkit.limits().max_block_size),
-                         max_new_tokens=min(20, appkit.limits().max_new_tokens), sampling=temp, seed=sd)
+                         max_new_tokens=appkit.new_tokens(20), sampling=temp, seed=sd)
             g = Generation(m, S["keep_l2_prompt"], s)
             g.run()
             out.append((f"{name}, seed {sd}", g.text()))

@@ -27,9 +27,8 @@ st.subheader("S·k + 1 against S(k + 1)")
 c1, c2 = st.columns(2)
 appkit.default("keep_l6_S", 3)
 appkit.default("keep_l6_k", 4)
-appkit.at_most("keep_l6_k", min(8, appkit.limits().max_block_size))
 S_ = c1.slider("stages S", 1, 6, key="keep_l6_S")
-k = c2.slider("proposals per stage k", 1, min(8, appkit.limits().max_block_size), key="keep_l6_k")
+k = appkit.block_slider(c2, "proposals per stage k", 8, "keep_l6_k")
 b = sweep.bonus_bound(S_, k)
 m1, m2, m3 = st.columns(3)
 m1.metric("one check of S stages commits at most", f"S·k+1 = {b['one_check']}")
@@ -57,7 +56,7 @@ st.radio("**Predict:** with a lower (more permissive) g, will a round draft more
 
 def one_round():
     settings = Settings(drafter=S["keep_l6_drafter"], verifier="greedy", block_size=S["keep_l6_k"],
-                        max_new_tokens=min(64, appkit.limits().max_new_tokens), sampling=SamplingSettings(temperature=0),
+                        max_new_tokens=appkit.new_tokens(64), sampling=SamplingSettings(temperature=0),
                         loop_threshold=S["keep_l6_g"], max_stages=S["keep_l6_S"])
     with appkit.engine():
         g = Generation(m, S["keep_l6_prompt"], settings)

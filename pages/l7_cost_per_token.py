@@ -52,15 +52,14 @@ c1, c2, c3 = st.columns([3, 1, 1])
 appkit.default("keep_l7_prompt", PRESETS[0])
 appkit.default("keep_l7_drafter", drafters[0])
 appkit.default("keep_l7_k", 4)
-appkit.at_most("keep_l7_k", min(12, appkit.limits().max_block_size))
 c1.selectbox("Prompt", PRESETS, key="keep_l7_prompt")
 c2.selectbox("Drafter", drafters, key="keep_l7_drafter", format_func=appkit.drafter_label)
-c3.slider("k (proposals per round)", 1, min(12, appkit.limits().max_block_size), key="keep_l7_k")
+appkit.block_slider(c3, "k (proposals per round)", 12, "keep_l7_k")
 
 
 def run_measurement():
     settings = Settings(drafter=S["keep_l7_drafter"], verifier="greedy", block_size=S["keep_l7_k"],
-                        max_new_tokens=min(32, appkit.limits().max_new_tokens), sampling=SamplingSettings(temperature=0))
+                        max_new_tokens=appkit.new_tokens(32), sampling=SamplingSettings(temperature=0))
     with st.spinner("Measuring plain and speculative decoding…"), appkit.engine():
         S["measurement"] = {"prompt": S["keep_l7_prompt"], "settings": settings,
                             **cost.measure(m, S["keep_l7_prompt"], settings)}

@@ -24,7 +24,7 @@ m = appkit.require_models()
 def run_measurement():
     drafter = S.get("keep_l7_drafter", list(m.drafter_models)[0])
     settings = Settings(drafter=drafter, verifier="greedy", block_size=S.get("keep_l7_k", 4),
-                        max_new_tokens=min(32, appkit.limits().max_new_tokens), sampling=SamplingSettings(temperature=0))
+                        max_new_tokens=appkit.new_tokens(32), sampling=SamplingSettings(temperature=0))
     prompt = S.get("keep_l7_prompt", PRESETS[0])
     with st.spinner("Measuring plain and speculative decoding…"), appkit.engine():
         S["measurement"] = {"prompt": prompt, "settings": settings, **cost.measure(m, prompt, settings)}

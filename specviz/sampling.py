@@ -42,7 +42,8 @@ def transform(logits: torch.Tensor, s: SamplingSettings) -> torch.Tensor:
         return torch.nn.functional.one_hot(logits.argmax(-1), logits.size(-1)).float()
     # shift so the top logit is 0 and divide in float64: a temperature like 1e-300 is 0.0 in
     # float32, and dividing unshifted logits by it overflows to inf - inf = NaN
-    logits = ((logits.double() - logits.double().amax(-1, keepdim=True)) / s.temperature).float()
+    wide = logits.double()
+    logits = ((wide - wide.amax(-1, keepdim=True)) / s.temperature).float()
     if 0 < s.top_k < logits.size(-1):
         kth = torch.topk(logits, s.top_k, dim=-1).values[..., -1:]
         logits = logits.masked_fill(logits < kth, float("-inf"))
