@@ -28,7 +28,7 @@ from pathlib import Path
 import torch
 
 from specviz.engine import MAX_BLOCK, Settings
-from specviz.models import ModelSet, load_embedded, pick_device
+from specviz.models import ModelSet, load_embedded, pick_device, ready
 
 REPO_CONFIG = Path(__file__).resolve().parents[1] / "specviz.toml"
 DEVICES = ("auto", "cpu", "cuda", "mps")          # and cuda:N
@@ -298,7 +298,7 @@ def _foreign(spec: SetConfig, dev: torch.device, dtype: torch.dtype, allow_downl
 
     def causal_lm(path: str, what: str):
         try:
-            return AutoModelForCausalLM.from_pretrained(path, dtype=dtype, **extra).to(dev).eval()
+            return ready(AutoModelForCausalLM.from_pretrained(path, dtype=dtype, **extra), dev)
         except Exception as e:
             raise ModelSetError(f"{what}: {_one_line(e)}") from e
 

@@ -16,6 +16,7 @@ from transformers import AutoModelForCausalLM, AutoTokenizer
 from transformers.utils import logging as hf_logging
 
 from specviz.drafters.autoregressive import AutoregressiveDrafter
+from specviz.cpu_linear import use_fast_layouts
 from specviz.drafters.base import Drafter
 from specviz.drafters.block import BlockDrafter
 from specviz.drafters.block_model import BlockDrafterConfig, BlockDrafterModel
@@ -74,11 +75,17 @@ class ModelSet:
         return AutoregressiveDrafter(model)
 
 
+def ready(model: torch.nn.Module, device: torch.device) -> torch.nn.Module:
+    """Moved to `device` for inference; on the CPU its linear layers use the faster weight layouts."""
+    model = model.to(device).eval()
+    return use_fast_layouts(model) if device.type == "cpu" else model
+
+
 def load_model(path: Path, device, dtype, target=None):
     """A causal LM, or a block drafter (attached to `target`) if its config says so."""
     if json.loads((path / "config.json").read_text()).get("model_type") == BlockDrafterConfig.model_type:
-        return BlockDrafterModel.from_pretrained(path, dtype=dtype).to(device).eval().attach_target(target)
-    return AutoModelForCausalLM.from_pretrained(path, dtype=dtype).to(device).eval()
+        return ready(BlockDrafterModel.from_pretrained(path, dtype=dtype), device).attach_target(target)
+    return ready(AutoModelForCausalLM.from_pretrained(path, dtype=dtype), device)
 
 
 def load_embedded(device: str | None = None, models_dir: Path = MODELS_DIR) -> ModelSet:

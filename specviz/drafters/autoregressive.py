@@ -3,11 +3,33 @@
 Its cost grows with k (one drafter forward per proposal), which is the seed's point about
 autoregressive drafters. The drafter keeps its own KV cache; after verification it is cropped
 to the committed prefix, and the next round feeds only the committed tokens it has not seen.
+A Llama drafter runs through `LlamaDecoder` (its forward written out, for speed); any other
+causal LM through transformers, with the same three calls: feed, crop, length.
 """
 import torch
 from transformers import DynamicCache
 
 from specviz.drafters.base import Draft, Drafter, Pick
+from specviz.drafters.llama_decode import LlamaDecoder, supports
+
+
+class TransformersDecoder:
+    """Any transformers causal LM behind LlamaDecoder's interface (feed, crop, length)."""
+
+    def __init__(self, model):
+        self.model, self.cache = model, DynamicCache()
+
+    @property
+    def length(self) -> int:
+        return self.cache.get_seq_length()
+
+    def crop(self, length: int) -> None:
+        if self.length > length:
+            self.cache.crop(length - self.length)   # transformers 5: a negative count drops the newest
+
+    def feed(self, ids: list[int]) -> torch.Tensor:
+        x = torch.tensor([ids], device=self.model.device)
+        return self.model(x, cache=self.cache, use_cache=True, logits_to_keep=1).logits[0, -1]
 
 
 class AutoregressiveDrafter(Drafter):
@@ -15,24 +37,22 @@ class AutoregressiveDrafter(Drafter):
 
     def __init__(self, model):
         self.model = model
-        self.cache = DynamicCache()
+        self.decoder = self._decoder()
 
-    def _forward(self, ids: list[int]) -> torch.Tensor:
-        x = torch.tensor([ids], device=self.model.device)
-        return self.model(x, cache=self.cache, use_cache=True, logits_to_keep=1).logits[0, -1]
+    def _decoder(self):
+        return LlamaDecoder(self.model) if supports(self.model) else TransformersDecoder(self.model)
 
     def prefill(self, prompt_ids, hidden=None):
-        self.cache = DynamicCache()
+        self.decoder = self._decoder()
         if len(prompt_ids) > 1:
-            self._forward(prompt_ids[:-1])
+            self.decoder.feed(prompt_ids[:-1])
 
     @torch.no_grad()
     def propose(self, committed, k, pick: Pick) -> Draft:
         draft = Draft()
-        unseen = committed[self.cache.get_seq_length():]
+        unseen = committed[self.decoder.length:]
         for i in range(k):
-            logits = self._forward(unseen)
-            token, q = pick(logits)
+            token, q = pick(self.decoder.feed(unseen))
             draft.tokens.append(token)
             draft.q.append(q)
             unseen = [token]
@@ -41,6 +61,4 @@ class AutoregressiveDrafter(Drafter):
     def commit(self, committed, hidden=None):
         # keep cached positions only where they hold committed tokens (at most committed - 1:
         # the newest committed token is fed at the start of the next round)
-        extra = self.cache.get_seq_length() - (len(committed) - 1)
-        if extra > 0:
-            self.cache.crop(-extra)
+        self.decoder.crop(len(committed) - 1)
