@@ -9,6 +9,7 @@ What it leaves out: hyperparameter search.
 import json
 from pathlib import Path
 
+from specviz.drafters.llama_decode import LlamaDecoder
 from specviz.training.block import train_block_drafters
 from specviz.models import load_embedded
 from specviz.training.calibrate import fit_temperatures, outcomes
@@ -22,7 +23,7 @@ DATA, RUNS, MODELS = ROOT / "data", ROOT / "runs", ROOT / "models"
 STAGES = ["corpus", "tokenizer", "target", "drafter", "block", "cards"]
 
 
-def run_stage(stage: str, target_steps: int = 700, drafter_steps: int = 200, block_steps: int = 300) -> dict:
+def run_stage(stage: str, target_steps: int = 600, drafter_steps: int = 200, block_steps: int = 300) -> dict:
     """Run one stage of the recipe and return what it reports."""
     if stage == "corpus":
         facts = build_corpus(DATA)
@@ -40,9 +41,9 @@ def run_stage(stage: str, target_steps: int = 700, drafter_steps: int = 200, blo
     if stage == "block":
         return train_block_drafters(MODELS / "target", DATA / "tokenizer", DATA, MODELS, RUNS, steps=block_steps)
     if stage == "cards":
-        facts = {name: write_card(MODELS / sub, DATA / "heldout.txt", role)
-                 for name, sub, role in [("target", "target", "the target"),
-                                         ("ar", "drafter-ar", "the autoregressive drafter")]}
+        facts = {"target": write_card(MODELS / "target", DATA / "heldout.txt", "the target"),
+                 "ar": write_card(MODELS / "drafter-ar", DATA / "heldout.txt", "the autoregressive drafter",
+                                  LlamaDecoder)}
         models = load_embedded(models_dir=MODELS)
         facts["dflash"] = block_card(models, "dflash", DATA / "heldout.txt")
         calibration = heldout_prompts(DATA / "heldout.txt", models.tokenizer, n=24, offset=12)
