@@ -32,6 +32,16 @@ def test_logits_equal_transformers_through_prefill_steps_crops_and_a_long_feed(m
         torch.testing.assert_close(d.feed(more), reference_logits(model, ids), atol=1e-4, rtol=1e-4)
 
 
+def test_a_context_past_max_position_embeddings_still_matches(models):
+    # transformers computes rotary angles for any position; the decoder's tables grow the same way
+    model = models.drafter_models["ar"]
+    ids = [(7 * i) % 4000 + 2 for i in range(model.config.max_position_embeddings + 8)]
+    d = LlamaDecoder(model)
+    with torch.no_grad():
+        d.feed(ids[:-1])
+        torch.testing.assert_close(d.feed(ids[-1:]), reference_logits(model, ids), atol=1e-4, rtol=1e-4)
+
+
 def test_crop_never_grows_the_cache(models):
     d = LlamaDecoder(models.drafter_models["ar"])
     with torch.no_grad():

@@ -45,27 +45,32 @@ class LlamaDecoder:
         self.model, c = model, model.config
         self.heads, self.kv_heads = c.num_attention_heads, c.num_key_value_heads
         self.head_dim = getattr(c, "head_dim", None) or c.hidden_size // c.num_attention_heads
-        rope = model.model.rotary_emb
-        positions = torch.arange(c.max_position_embeddings, dtype=torch.float32, device=model.device)
-        angles = positions[:, None] * rope.inv_freq.float()[None]
-        angles = torch.cat([angles, angles], -1)
-        dtype = model.dtype
-        self.cos = (angles.cos() * rope.attention_scaling).to(dtype)
-        self.sin = (angles.sin() * rope.attention_scaling).to(dtype)
-        self.k = self.v = None   # [layers, kv_heads, capacity, head_dim], allocated on first use
+        self.rope = model.model.rotary_emb
+        self.k = self.v = self.cos = self.sin = None   # allocated on first use, grown as needed
         self.length = 0
 
     def _room(self, needed: int) -> None:
-        """Grow the cache (doubling) so that it holds `needed` positions."""
+        """Grow the cache and the rotary tables (doubling) so that they hold `needed` positions.
+
+        [layers, kv_heads, capacity, head_dim] for keys and values; the tables have no fixed
+        end, like transformers' rotary embedding, so a context longer than the model's
+        max_position_embeddings behaves the same way in both.
+        """
         have = 0 if self.k is None else self.k.size(2)
         if needed <= have:
             return
-        shape = (len(self.model.model.layers), self.kv_heads, max(needed, 2 * have, 64), self.head_dim)
-        k = torch.zeros(shape, dtype=self.model.dtype, device=self.model.device)
+        capacity, dtype, device = max(needed, 2 * have, 64), self.model.dtype, self.model.device
+        shape = (len(self.model.model.layers), self.kv_heads, capacity, self.head_dim)
+        k = torch.zeros(shape, dtype=dtype, device=device)
         v = torch.zeros_like(k)
         if have:
             k[:, :, :have], v[:, :, :have] = self.k, self.v
         self.k, self.v = k, v
+        positions = torch.arange(capacity, dtype=torch.float32, device=device)
+        angles = positions[:, None] * self.rope.inv_freq.float()[None]
+        angles = torch.cat([angles, angles], -1)
+        self.cos = (angles.cos() * self.rope.attention_scaling).to(dtype)
+        self.sin = (angles.sin() * self.rope.attention_scaling).to(dtype)
 
     def crop(self, length: int) -> None:
         self.length = min(self.length, length)
