@@ -15,8 +15,8 @@ import torch
 from transformers import AutoModelForCausalLM, AutoTokenizer
 from transformers.utils import logging as hf_logging
 
-from specviz.drafters.autoregressive import AutoregressiveDrafter
 from specviz.cpu_linear import use_fast_layouts
+from specviz.drafters.autoregressive import AutoregressiveDrafter
 from specviz.drafters.base import Drafter
 from specviz.drafters.block import BlockDrafter
 from specviz.drafters.block_model import BlockDrafterConfig, BlockDrafterModel

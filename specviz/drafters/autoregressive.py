@@ -32,18 +32,19 @@ class TransformersDecoder:
         return self.model(x, cache=self.cache, use_cache=True, logits_to_keep=1).logits[0, -1]
 
 
+def decoder_for(model):
+    """How the engine runs a drafter model: written out if it is a plain Llama, else transformers."""
+    return LlamaDecoder(model) if supports(model) else TransformersDecoder(model)
+
+
 class AutoregressiveDrafter(Drafter):
+    """One generation's drafter (the engine makes a fresh one per generation, then prefills it)."""
     name = "ar"
 
     def __init__(self, model):
-        self.model = model
-        self.decoder = self._decoder()
-
-    def _decoder(self):
-        return LlamaDecoder(self.model) if supports(self.model) else TransformersDecoder(self.model)
+        self.decoder = decoder_for(model)
 
     def prefill(self, prompt_ids, hidden=None):
-        self.decoder = self._decoder()
         if len(prompt_ids) > 1:
             self.decoder.feed(prompt_ids[:-1])
 

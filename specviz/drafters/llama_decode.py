@@ -2,8 +2,8 @@
 
 Why not call the transformers model, as the target does? A drafter step is tiny (one layer,
 7 MB), so transformers' per-call machinery (mask builders, config lookups, module hooks, output
-classes) costs as much as its arithmetic: on this project's CPU a step took 2.1-3.0 ms that way
-and 1.2-2.1 ms this way (same weights, logits equal to 1e-5). The drafter runs k times a
+classes) costs as much as its arithmetic: on this project's CPU a step took 2.9-3.4 ms that way
+and 1.3-1.9 ms this way (same weights; logits differ by about 5e-6). The drafter runs k times a
 round, so the difference is paid k times. The target keeps transformers' forward: it is the
 reference whose greedy output the engine must reproduce token for token, while the drafter's
 numbers only decide how often a guess is right.

@@ -9,7 +9,7 @@ What it leaves out: hyperparameter search.
 import json
 from pathlib import Path
 
-from specviz.drafters.llama_decode import LlamaDecoder
+from specviz.drafters.autoregressive import decoder_for
 from specviz.training.block import train_block_drafters
 from specviz.models import load_embedded
 from specviz.training.calibrate import fit_temperatures, outcomes
@@ -43,7 +43,7 @@ def run_stage(stage: str, target_steps: int = 600, drafter_steps: int = 200, blo
     if stage == "cards":
         facts = {"target": write_card(MODELS / "target", DATA / "heldout.txt", "the target"),
                  "ar": write_card(MODELS / "drafter-ar", DATA / "heldout.txt", "the autoregressive drafter",
-                                  LlamaDecoder)}
+                                  decoder_for)}
         models = load_embedded(models_dir=MODELS)
         facts["dflash"] = block_card(models, "dflash", DATA / "heldout.txt")
         calibration = heldout_prompts(DATA / "heldout.txt", models.tokenizer, n=24, offset=12)
