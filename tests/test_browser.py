@@ -165,10 +165,6 @@ def test_home_race_in_presenter_mode(app, browser):
     page = open_page(browser, app, errors)
     page.get_by_text("Presenter mode").click()
     settle(page)
-    # the large type must not cut a lesson name short in the sidebar
-    cut = page.eval_on_selector_all('[data-testid="stSidebarNav"] a span',
-                                    "els => els.filter(e => e.scrollWidth > e.clientWidth + 1).map(e => e.textContent)")
-    assert page.locator('[data-testid="stSidebarNav"] a').count() == len(PAGES) and cut == []
     page.get_by_role("button", name="Start the race").click()
     settle(page)
     assert "speedup" in page.inner_text("body")

@@ -63,9 +63,6 @@ html, body, [data-testid="stAppViewContainer"] { font-size: 21px; }
 h1 { font-size: 3rem !important; } h2 { font-size: 2.2rem !important; } h3 { font-size: 1.7rem !important; }
 .sv-text { font-size: 1.7rem; } .sv-chip { font-size: 1.3rem; } table.sv-table { font-size: 1.2rem; }
 .sv-cell { font-size: 1.15rem; } .sv-race { font-size: 1.5rem; }
-/* the large type would cut lesson names in the default sidebar: widen it and let names wrap */
-section[data-testid="stSidebar"] { width: 24rem !important; min-width: 24rem !important; }
-[data-testid="stSidebarNav"] a span, [data-testid="stSidebar"] label p { white-space: normal !important; }
 """
 
 
