@@ -107,6 +107,14 @@ def check(page, errors, name):
     assert not errors, f"{name}: console errors: {errors}"
 
 
+def cut_labels(page, where: str) -> list:
+    """Labels under `where` that Streamlit shows cut with an ellipsis: [text, pixels cut off]."""
+    return page.evaluate("""where => [...document.querySelectorAll(where + ' .stMarkdownEllipsis')]
+        .map(box => { const text = document.createRange(); text.selectNodeContents(box);
+                      return [box.innerText, text.getBoundingClientRect().right - box.getBoundingClientRect().right]; })
+        .filter(([, over]) => over > 0.5)""", where)
+
+
 def base_path_probe(msg) -> bool:
     """Streamlit's frontend probes /<page>/_stcore/... to find its base URL on a deep link; the
     404s of those probes are expected, not errors of the app."""
@@ -157,6 +165,8 @@ def test_lesson1_steps_three_rounds(app, browser):
     page.get_by_text("Presenter mode").click()
     settle(page)
     check(page, errors, "lesson1-presenter")
+    assert cut_labels(page, "[data-testid=stSidebarNav]") == []
+    assert cut_labels(page, "[data-testid=stMain] button") == []
     page.close()
 
 
@@ -169,6 +179,7 @@ def test_home_race_in_presenter_mode(app, browser):
     settle(page)
     assert "speedup" in page.inner_text("body")
     check(page, errors, "home-race-presenter")
+    assert cut_labels(page, "[data-testid=stSidebarNav]") == []
     page.close()
 
 

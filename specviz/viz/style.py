@@ -57,9 +57,20 @@ table.sv-table td.num {{ text-align: right; font-variant-numeric: tabular-nums; 
   background: #f8fafc; border: 1px solid #e2e8f0; }}
 """
 
+# Large type for the room, in the main area. The sidebar is the presenter's panel: its type grows
+# with the root size only, and a lesson name too long for its width wraps instead of being cut.
+# Button labels keep the root size and lose their shortcut hints (the pages name the keys), so
+# that five stepper buttons in a row still show their whole labels.
 PRESENTER_CSS = """
 html, body, [data-testid="stAppViewContainer"] { font-size: 21px; }
-[data-testid="stMarkdownContainer"] p, [data-testid="stMarkdownContainer"] li { font-size: 1.3rem; }
+[data-testid="stMain"] [data-testid="stMarkdownContainer"] p,
+[data-testid="stMain"] [data-testid="stMarkdownContainer"] li { font-size: 1.3rem; }
+[data-testid="stSidebarNav"] a span, [data-testid="stSidebarNav"] .stMarkdownEllipsis,
+[data-testid="stSidebarNav"] p { white-space: normal !important; overflow: visible !important;
+  text-overflow: clip !important; line-height: 1.3 !important; }
+[data-testid="stSidebarNav"] a { height: auto !important; }
+[data-testid="stMain"] button [data-testid="stMarkdownContainer"] p { font-size: 1rem; }
+[data-testid="stMain"] button kbd { display: none; }
 h1 { font-size: 3rem !important; } h2 { font-size: 2.2rem !important; } h3 { font-size: 1.7rem !important; }
 .sv-text { font-size: 1.7rem; } .sv-chip { font-size: 1.3rem; } table.sv-table { font-size: 1.2rem; }
 .sv-cell { font-size: 1.15rem; } .sv-race { font-size: 1.5rem; }
