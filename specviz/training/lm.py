@@ -2,8 +2,10 @@
 
 One loop for both: random windows of the tokenised corpus, AdamW with warmup and cosine decay,
 a checkpoint every `ckpt_every` steps that a rerun resumes from, a log file, and a progress
-line. A drafter can be distilled from a frozen target (KL to the target's next-token
-distribution mixed with cross-entropy), which is what makes its guesses agree with the target.
+line. A drafter can be distilled from a frozen target: its loss is then only the KL divergence
+from the target's next-token distribution, not the corpus cross-entropy, because a drafter is
+worth what it agrees with the target, not what it knows about the text (a cross-entropy term
+let a long-trained drafter learn the corpus past an under-trained target).
 
 What it leaves out: multi-GPU, gradient accumulation, mixed precision (CPU training in fp32).
 """
@@ -127,12 +129,12 @@ def train_lm(name: str, sizes: dict, tok_dir: Path, corpus_dir: Path, out_dir: P
         for g in opt.param_groups:
             g["lr"] = lr_at(state["step"], steps, lr)
         logits = model(x).logits
-        loss = F.cross_entropy(logits.reshape(-1, logits.size(-1)), y.reshape(-1))
-        if teacher_model is not None:
+        if teacher_model is None:
+            loss = F.cross_entropy(logits.reshape(-1, logits.size(-1)), y.reshape(-1))
+        else:   # per-token KL(target || drafter)
             with torch.no_grad():
                 t_logp = F.log_softmax(teacher_model(x).logits, -1)
-            kl = F.kl_div(F.log_softmax(logits, -1), t_logp, log_target=True, reduction="batchmean") / seq_len
-            loss = 0.2 * loss + 0.8 * kl
+            loss = F.kl_div(F.log_softmax(logits, -1), t_logp, log_target=True, reduction="batchmean") / seq_len
         opt.zero_grad(set_to_none=True)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)

@@ -23,7 +23,7 @@ DATA, RUNS, MODELS = ROOT / "data", ROOT / "runs", ROOT / "models"
 STAGES = ["corpus", "tokenizer", "target", "drafter", "block", "cards"]
 
 
-def run_stage(stage: str, target_steps: int = 600, drafter_steps: int = 200, block_steps: int = 300) -> dict:
+def run_stage(stage: str, target_steps: int = 600, drafter_steps: int = 300, block_steps: int = 300) -> dict:
     """Run one stage of the recipe and return what it reports."""
     if stage == "corpus":
         facts = build_corpus(DATA)
