@@ -109,6 +109,7 @@ def check(page, errors, name):
 
 def cut_labels(page, where: str) -> list:
     """Labels under `where` that Streamlit shows cut with an ellipsis: [text, pixels cut off]."""
+    assert page.locator(where + " .stMarkdownEllipsis").count() > 0, f"no labels under {where}"
     return page.evaluate("""where => [...document.querySelectorAll(where + ' .stMarkdownEllipsis')]
         .map(box => { const text = document.createRange(); text.selectNodeContents(box);
                       return [box.innerText, text.getBoundingClientRect().right - box.getBoundingClientRect().right]; })
@@ -179,6 +180,7 @@ def test_home_race_in_presenter_mode(app, browser):
     settle(page)
     assert "speedup" in page.inner_text("body")
     check(page, errors, "home-race-presenter")
+    assert page.locator('[data-testid="stSidebarNavLink"]').count() == len(PAGES)
     assert cut_labels(page, "[data-testid=stSidebarNav]") == []
     page.close()
 
