@@ -113,9 +113,9 @@ def main(argv=None):
     s.set_defaults(fn=cmd_bench)
     s = sub.add_parser("train", help="rebuild the embedded models")
     s.add_argument("stage", nargs="?", default="all", help="corpus, tokenizer, target, drafter, block, cards or all")
-    s.add_argument("--target-steps", type=int, default=600)
-    s.add_argument("--drafter-steps", type=int, default=300)
-    s.add_argument("--block-steps", type=int, default=300)
+    from specviz.training.recipe import STEPS
+    for stage in STEPS:
+        s.add_argument(f"--{stage}-steps", type=int, default=STEPS[stage])
     s.set_defaults(fn=cmd_train)
     args = p.parse_args(argv)
     args.fn(args)

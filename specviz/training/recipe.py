@@ -21,9 +21,12 @@ from specviz.training.tokenizer import train_tokenizer
 ROOT = Path(__file__).resolve().parents[2]
 DATA, RUNS, MODELS = ROOT / "data", ROOT / "runs", ROOT / "models"
 STAGES = ["corpus", "tokenizer", "target", "drafter", "block", "cards"]
+# optimizer steps of each trained stage: what the shipped models were trained with
+STEPS = {"target": 1000, "drafter": 400, "block": 400}
 
 
-def run_stage(stage: str, target_steps: int = 600, drafter_steps: int = 300, block_steps: int = 300) -> dict:
+def run_stage(stage: str, target_steps: int = STEPS["target"], drafter_steps: int = STEPS["drafter"],
+              block_steps: int = STEPS["block"]) -> dict:
     """Run one stage of the recipe and return what it reports."""
     if stage == "corpus":
         facts = build_corpus(DATA)
