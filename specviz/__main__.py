@@ -78,9 +78,10 @@ def cmd_bench(args):
 
 
 def cmd_train(args):
-    from specviz.training.recipe import STAGES, run_stage
+    from specviz.training.recipe import STAGES, STEPS, run_stage
+    steps = {name: getattr(args, f"{name}_steps") for name in STEPS}
     for stage in STAGES if args.stage == "all" else [args.stage]:
-        print(json.dumps({stage: run_stage(stage, args.target_steps, args.drafter_steps, args.block_steps)}), flush=True)
+        print(json.dumps({stage: run_stage(stage, steps)}), flush=True)
 
 
 def main(argv=None):

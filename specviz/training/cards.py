@@ -81,7 +81,7 @@ loaded in fp32 on a CPU.
 | vocabulary | {model.config.vocab_size} (byte-level BPE, `<|endoftext|>` and `<|mask|>`) |
 | tokens seen | {facts['tokens_seen']:,} ({facts['steps']} steps x {facts['batch']} x {facts['seq_len']}) |
 | training time | {facts['train_seconds'] / 60:.1f} min on 2 CPU cores ({platform.machine()}, torch {torch.__version__}) |
-| distilled from | {'models/' + Path(facts['distilled_from']).name + ' (loss: KL divergence from its next-token distribution, no corpus cross-entropy)' if facts['distilled_from'] else '-'} |
+| distilled from | {facts['distilled_from'] + ' (loss: KL divergence from its next-token distribution, no corpus cross-entropy)' if facts['distilled_from'] else '-'} |
 | held-out perplexity | {facts['heldout_perplexity']} |
 | one decode step | {facts['decode_step_ms']} ms (median, 128-token context, as the engine runs it on this CPU, measured when this card was written) |
 

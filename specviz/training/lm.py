@@ -155,7 +155,7 @@ def train_lm(name: str, sizes: dict, tok_dir: Path, corpus_dir: Path, out_dir: P
              "tokens_seen": state["tokens"], "train_seconds": round(state["seconds"]),
              "heldout_loss": round(held, 4), "heldout_perplexity": round(math.exp(held), 2),
              "steps": steps, "batch": batch, "seq_len": seq_len, "lr": lr,
-             "distilled_from": str(teacher) if teacher else None, "config": sizes}
+             "distilled_from": f"models/{teacher.name}" if teacher else None, "config": sizes}
     (out_dir / "training.json").write_text(json.dumps(facts, indent=2))
     log.write(json.dumps(facts) + "\n")
     return facts

@@ -25,9 +25,8 @@ STAGES = ["corpus", "tokenizer", "target", "drafter", "block", "cards"]
 STEPS = {"target": 1000, "drafter": 400, "block": 400}
 
 
-def run_stage(stage: str, target_steps: int = STEPS["target"], drafter_steps: int = STEPS["drafter"],
-              block_steps: int = STEPS["block"]) -> dict:
-    """Run one stage of the recipe and return what it reports."""
+def run_stage(stage: str, steps: dict = STEPS) -> dict:
+    """Run one stage of the recipe and return what it reports; `steps` as in STEPS."""
     if stage == "corpus":
         facts = build_corpus(DATA)
         (DATA / "corpus.json").write_text(json.dumps(facts, indent=2))
@@ -37,12 +36,12 @@ def run_stage(stage: str, target_steps: int = STEPS["target"], drafter_steps: in
         return {"vocab_size": len(tok)}
     if stage == "target":
         return train_lm("target", TARGET_CONFIG, DATA / "tokenizer", DATA, MODELS / "target", RUNS,
-                        steps=target_steps, lr=1.5e-3)
+                        steps=steps["target"], lr=1.5e-3)
     if stage == "drafter":
         return train_lm("drafter-ar", DRAFTER_CONFIG, DATA / "tokenizer", DATA, MODELS / "drafter-ar",
-                        RUNS, steps=drafter_steps, lr=2e-3, teacher=MODELS / "target")
+                        RUNS, steps=steps["drafter"], lr=2e-3, teacher=MODELS / "target")
     if stage == "block":
-        return train_block_drafters(MODELS / "target", DATA / "tokenizer", DATA, MODELS, RUNS, steps=block_steps)
+        return train_block_drafters(MODELS / "target", DATA / "tokenizer", DATA, MODELS, RUNS, steps=steps["block"])
     if stage == "cards":
         facts = {"target": write_card(MODELS / "target", DATA / "heldout.txt", "the target"),
                  "ar": write_card(MODELS / "drafter-ar", DATA / "heldout.txt", "the autoregressive drafter",
