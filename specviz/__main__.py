@@ -113,7 +113,7 @@ def main(argv=None):
     s.add_argument("--json", action="store_true")
     s.set_defaults(fn=cmd_bench)
     s = sub.add_parser("train", help="rebuild the embedded models")
-    s.add_argument("stage", nargs="?", default="all", help="corpus, tokenizer, target, drafter, block, cards or all")
+    s.add_argument("stage", nargs="?", default="all", help="corpus, tokenizer, target, drafter, target-text, block, cards or all")
     from specviz.training.recipe import STEPS
     for stage in STEPS:
         s.add_argument(f"--{stage}-steps", type=int, default=STEPS[stage])

@@ -172,6 +172,7 @@ projected and normalised.
 | DSpark heads | {heads} |
 | loop-aware training | {'yes: %d stages unrolled, first and last supervised' % facts['loop_stages'] if c.loop_aware else 'no'} |
 | training | {facts['steps']} steps x {facts['batch']} sequences x {facts['anchors_per_sequence']} anchors, block k = {facts['block_size_k']}, gamma = {facts['gamma']} |
+| training text | {facts['text']}: corpus windows of 32 tokens continued by the target at temperature 0.8 (`python -m specviz train target-text`) |
 | training time | {facts['train_seconds'] / 60:.1f} min on 2 CPU cores, shared by the three block drafters |
 | held-out acceptance length (greedy, committed tokens per target pass) | {', '.join(f'k={k}: {v}' for k, v in acceptance.items())} |
 | survival calibration (ECE of a_k vs measured survival) | {facts['survival_ece'] if facts['survival_ece'] is not None else '- (no confidence head)'}{f" (before temperature scaling: {ece_uncalibrated}; temperatures per position {model.config.confidence_temperature})" if ece_uncalibrated is not None else ''} |

@@ -1,13 +1,17 @@
-"""The reproducible recipe behind models/: corpus -> tokenizer -> target -> drafters -> cards.
+"""The reproducible recipe behind models/: corpus -> tokenizer -> target -> AR drafter ->
+target text -> block drafters -> cards.
 
 `python -m specviz train all` runs every stage; each stage can be run alone and skips work
-that is already done (the corpus and tokenizer files exist; a model resumes from its
-checkpoint in `runs/`). Steps are fixed, not minutes, so a rerun trains the same schedule.
+that is already done (the corpus and tokenizer files exist; the target text resumes from its
+partial file; a model resumes from its checkpoint in `runs/`). Steps are fixed, not minutes,
+so a rerun trains the same schedule.
 
 What it leaves out: hyperparameter search.
 """
 import json
 from pathlib import Path
+
+from transformers import PreTrainedTokenizerFast
 
 from specviz.drafters.autoregressive import decoder_for
 from specviz.training.block import train_block_drafters
@@ -15,14 +19,15 @@ from specviz.models import load_embedded
 from specviz.training.calibrate import fit_temperatures, outcomes
 from specviz.training.cards import block_card, heldout_prompts, write_card
 from specviz.training.corpus import build_corpus
-from specviz.training.lm import DRAFTER_CONFIG, TARGET_CONFIG, train_lm
+from specviz.training.lm import DRAFTER_CONFIG, TARGET_CONFIG, encode_corpus, train_lm
+from specviz.training.target_text import write_target_text
 from specviz.training.tokenizer import train_tokenizer
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA, RUNS, MODELS = ROOT / "data", ROOT / "runs", ROOT / "models"
-STAGES = ["corpus", "tokenizer", "target", "drafter", "block", "cards"]
+STAGES = ["corpus", "tokenizer", "target", "drafter", "target-text", "block", "cards"]
 # optimizer steps of each trained stage: what the shipped models were trained with
-STEPS = {"target": 1000, "drafter": 400, "block": 400}
+STEPS = {"target": 1000, "drafter": 400, "block": 700}
 
 
 def run_stage(stage: str, steps: dict = STEPS) -> dict:
@@ -40,8 +45,12 @@ def run_stage(stage: str, steps: dict = STEPS) -> dict:
     if stage == "drafter":
         return train_lm("drafter-ar", DRAFTER_CONFIG, DATA / "tokenizer", DATA, MODELS / "drafter-ar",
                         RUNS, steps=steps["drafter"], lr=2e-3, teacher=MODELS / "target")
+    if stage == "target-text":
+        tok = PreTrainedTokenizerFast.from_pretrained(DATA / "tokenizer")
+        return write_target_text(MODELS / "target", encode_corpus(tok, DATA / "train.txt"), DATA / "target_text.npy")
     if stage == "block":
-        return train_block_drafters(MODELS / "target", DATA / "tokenizer", DATA, MODELS, RUNS, steps=steps["block"])
+        return train_block_drafters(MODELS / "target", DATA / "tokenizer", DATA / "target_text.npy", MODELS, RUNS,
+                                    steps=steps["block"])
     if stage == "cards":
         facts = {"target": write_card(MODELS / "target", DATA / "heldout.txt", "the target"),
                  "ar": write_card(MODELS / "drafter-ar", DATA / "heldout.txt", "the autoregressive drafter",
