@@ -1,4 +1,6 @@
 """The block drafters' training text: corpus windows continued by the shipped target."""
+import json
+
 import numpy as np
 import torch
 
@@ -9,10 +11,10 @@ from specviz.training.target_text import continue_windows, write_target_text
 PROMPT = "It is a truth universally acknowledged, that a single man"
 
 
-def test_near_zero_temperature_continues_with_the_targets_greedy_tokens(models):
+def test_temperature_zero_continues_with_the_targets_greedy_tokens(models):
     plain = Generation(models, PROMPT, Settings(drafter=None, max_new_tokens=8)).run()
     prompt = torch.tensor([plain.prompt_ids])
-    rows = continue_windows(models.target, prompt, 8, 1e-6, torch.Generator().manual_seed(0))
+    rows = continue_windows(models.target, prompt, 8, 0.0, torch.Generator().manual_seed(0))
     assert rows[0, :prompt.size(1)].tolist() == plain.prompt_ids
     assert rows[0, prompt.size(1):].tolist() == plain.new_ids
 
@@ -35,5 +37,6 @@ def test_an_interrupted_file_resumes_to_the_same_rows(tmp_path):
     rows = np.load(whole)
     assert rows.shape == (4, 8) and rows.dtype == np.uint16
     assert np.array_equal(np.load(part), rows)
+    assert json.loads((tmp_path / "whole.json").read_text())["prompt_len"] == 3
     starts = [int(np.flatnonzero(corpus == r[0])[0]) for r in rows]   # each row opens with a corpus window
     assert all(np.array_equal(r[:3], corpus[s:s + 3]) for r, s in zip(rows, starts))

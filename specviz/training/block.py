@@ -172,7 +172,7 @@ def train_block_drafters(target_dir: Path, tok_dir: Path, text_path: Path, model
         f = {"name": f"drafter-{name}", "parameters": sum(p.numel() for p in m.parameters()),
              "steps": steps, "batch": batch, "seq_len": seq_len, "anchors_per_sequence": anchors,
              "block_size_k": K, "loop_stages": loop_stages if m.config.loop_aware else 1, "gamma": gamma,
-             "lr": lr, "text": f"{len(text)} sequences of {seq_len} tokens from {text_path.name}",
+             "lr": lr, "text": json.loads(text_path.with_suffix(".json").read_text()),
              "train_seconds": round(state["seconds"]), "target_tokens_seen": state["tokens"]}
         (out_dir / "training.json").write_text(json.dumps(f, indent=2))
         facts[name] = f

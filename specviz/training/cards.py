@@ -156,7 +156,7 @@ def block_card(models, name: str, heldout_txt: Path, block_sizes=(2, 4, 8), new_
                  survival_ece_uncalibrated=ece_uncalibrated,
                  confidence_temperature=model.config.confidence_temperature)
     (path / "training.json").write_text(json.dumps(facts, indent=2))
-    c = model.config
+    c, text = model.config, facts["text"]
     heads = "Markov head (rank %d) and confidence head" % c.markov_rank if c.markov_rank else "none (plain DFlash)"
     (path / "README.md").write_text(f"""# specviz {facts['name']}: block drafter
 
@@ -172,7 +172,7 @@ projected and normalised.
 | DSpark heads | {heads} |
 | loop-aware training | {'yes: %d stages unrolled, first and last supervised' % facts['loop_stages'] if c.loop_aware else 'no'} |
 | training | {facts['steps']} steps x {facts['batch']} sequences x {facts['anchors_per_sequence']} anchors, block k = {facts['block_size_k']}, gamma = {facts['gamma']} |
-| training text | {facts['text']}: corpus windows of 32 tokens continued by the target at temperature 0.8 (`python -m specviz train target-text`) |
+| training text | {text['sequences']} sequences of {text['seq_len']} tokens from {text['file']}: corpus windows of {text['prompt_len']} tokens continued by the target at temperature {text['temperature']} (`python -m specviz train target-text`) |
 | training time | {facts['train_seconds'] / 60:.1f} min on 2 CPU cores, shared by the three block drafters |
 | held-out acceptance length (greedy, committed tokens per target pass) | {', '.join(f'k={k}: {v}' for k, v in acceptance.items())} |
 | survival calibration (ECE of a_k vs measured survival) | {facts['survival_ece'] if facts['survival_ece'] is not None else '- (no confidence head)'}{f" (before temperature scaling: {ece_uncalibrated}; temperatures per position {model.config.confidence_temperature})" if ece_uncalibrated is not None else ''} |

@@ -12,11 +12,14 @@ batch, so an interrupted run resumes where it stopped and produces the same rows
 
 What it leaves out: filtering (degenerate continuations are kept, as the target wrote them).
 """
+import json
 from pathlib import Path
 
 import numpy as np
 import torch
 from transformers import AutoModelForCausalLM, DynamicCache
+
+from specviz.sampling import SamplingSettings, transform
 
 
 @torch.no_grad()
@@ -25,15 +28,16 @@ def continue_windows(target, prompts: torch.Tensor, new_tokens: int, temperature
     """[B, P] prompt ids -> [B, P + new_tokens], each row continued by sampling from the target.
 
     End-of-text is an ordinary token here: the target goes on past it, as the corpus stream does.
+    Temperature 0 is greedy, as everywhere in specviz (`specviz.sampling.transform`).
 
     >>> continue_windows(target, torch.tensor([[5, 6]]), 3, 0.8, g).shape   # doctest: +SKIP
     torch.Size([1, 5])
     """
-    cache = DynamicCache()
+    cache, rule = DynamicCache(), SamplingSettings(temperature=temperature)
     rows, step = [prompts], prompts
     for _ in range(new_tokens):
-        logits = target(step, cache=cache, use_cache=True).logits[:, -1].float()
-        step = torch.multinomial(torch.softmax(logits / temperature, -1), 1, generator=gen)
+        probs = transform(target(step, cache=cache, use_cache=True).logits[:, -1], rule)
+        step = torch.multinomial(probs, 1, generator=gen)
         rows.append(step)
     return torch.cat(rows, 1)
 
@@ -41,7 +45,8 @@ def continue_windows(target, prompts: torch.Tensor, new_tokens: int, temperature
 def write_target_text(target_dir: Path, corpus_ids: np.ndarray, out: Path, sequences: int = 2048,
                       seq_len: int = 256, prompt_len: int = 32, temperature: float = 0.8,
                       batch: int = 64, seed: int = 0, progress=print) -> dict:
-    """Write `sequences` rows of `seq_len` ids to `out` (.npy, uint16); resumes a partial file."""
+    """Write `sequences` rows of `seq_len` ids to `out` (.npy, uint16), and what they are to
+    `out` with a .json suffix (the block drafters' cards quote it); resumes a partial file."""
     target = AutoModelForCausalLM.from_pretrained(target_dir, dtype=torch.float32).eval()
     done = np.load(out) if out.exists() else np.zeros((0, seq_len), dtype=np.uint16)
     data = torch.from_numpy(corpus_ids.astype(np.int64))
@@ -54,5 +59,7 @@ def write_target_text(target_dir: Path, corpus_ids: np.ndarray, out: Path, seque
         done = np.concatenate([done, rows.numpy().astype(np.uint16)])[:sequences]
         np.save(out, done)
         progress(f"target text: {len(done)}/{sequences} sequences")
-    return {"sequences": sequences, "seq_len": seq_len, "prompt_len": prompt_len,
-            "temperature": temperature, "tokens_written_by_target": sequences * (seq_len - prompt_len)}
+    facts = {"file": out.name, "sequences": sequences, "seq_len": seq_len, "prompt_len": prompt_len,
+             "temperature": temperature, "tokens_written_by_target": sequences * (seq_len - prompt_len)}
+    out.with_suffix(".json").write_text(json.dumps(facts, indent=2))
+    return facts
