@@ -244,7 +244,7 @@ def load_model_set(config: Config, name: str, device: str | None = None) -> Mode
     """
     spec = config.sets[choose_set(config, name)]
     try:
-        dev, dtype = _device(device or spec.device, spec.dtype)
+        dev, dtype = _device(device or spec.device, spec.dtype, spec.embedded)
         return _embedded(spec, dev, dtype) if spec.embedded else _foreign(spec, dev, dtype, config.allow_download)
     except Exception as e:   # any failure (files, network, memory, a model's own code) must not reach the page
         error = f"model set {spec.name!r}: {_one_line(e)}"
@@ -260,14 +260,16 @@ def _one_line(e: Exception) -> str:
     return lines[0] if lines else type(e).__name__
 
 
-def _device(device: str, dtype: str) -> tuple[torch.device, torch.dtype]:
-    """The device and dtype a set runs in; "auto" follows specviz.models.pick_device."""
+def _device(device: str, dtype: str, embedded: bool) -> tuple[torch.device, torch.dtype]:
+    """The device and dtype a set runs in; "auto" follows specviz.models (fp32 for the embedded set)."""
     if device.startswith("cuda") and not torch.cuda.is_available():
         raise ModelSetError(f"device {device} was asked for, but torch sees no CUDA GPU on this server")
     if device == "mps" and not torch.backends.mps.is_available():
         raise ModelSetError("device mps was asked for, but torch sees no Apple GPU on this server")
     dev, auto_dtype = pick_device(None if device == "auto" else device)
-    return dev, auto_dtype if dtype == "auto" else DTYPES[dtype]
+    if dtype != "auto":
+        return dev, DTYPES[dtype]
+    return dev, torch.float32 if embedded else auto_dtype
 
 
 def _embedded(spec: SetConfig, dev: torch.device, dtype: torch.dtype) -> ModelSet:

@@ -1,8 +1,11 @@
 """Load a model set: the tokenizer, the target, and the drafters that share its tokenizer.
 
-The embedded set lives in `models/` (trained here by `python -m specviz train`). Device and
-dtype: CUDA, then Apple MPS, then CPU; half precision on a GPU, fp32 on the CPU (the shipped
-bf16 weights are upcast, because CPU matmuls in bf16 are slow and less exact).
+The embedded set lives in `models/` (trained here by `python -m specviz train`). Device: CUDA,
+then Apple MPS, then CPU. The embedded models run in fp32 on every device (the shipped bf16
+weights are upcast): on the CPU bf16 matmuls are slow and less exact, and on a GPU models this
+small are bound by kernel launches, not arithmetic, so half precision would buy no speed and
+would make the lessons' numbers differ from device to device. Large models a host configures
+default to half precision on a GPU (`pick_device`).
 
 What it leaves out: host-configured model sets from a config file (their own module).
 """
@@ -37,6 +40,7 @@ LOOPING = ("dloop", "dloop-plain")
 
 
 def pick_device(device: str | None = None) -> tuple[torch.device, torch.dtype]:
+    """The device to run on (None: the best there is) and the dtype a large model runs in there."""
     if device is None:
         device = "cuda" if torch.cuda.is_available() else (
             "mps" if torch.backends.mps.is_available() else "cpu")
@@ -78,6 +82,11 @@ class ModelSet:
 def ready(model: torch.nn.Module, device: torch.device) -> torch.nn.Module:
     """Moved to `device` for inference; on the CPU its linear layers use the faster weight layouts."""
     model = model.to(device).eval()
+    if device.type == "cuda":
+        # cuDNN's attention builds a plan for every new sequence length, and a generation meets a
+        # new length every round: on an H200 a first pass over each length cost about 60 ms against
+        # 6 ms once planned. The flash and memory-efficient kernels need no plan.
+        torch.backends.cuda.enable_cudnn_sdp(False)
     return use_fast_layouts(model) if device.type == "cpu" else model
 
 
@@ -90,7 +99,7 @@ def load_model(path: Path, device, dtype, target=None):
 
 def load_embedded(device: str | None = None, models_dir: Path = MODELS_DIR) -> ModelSet:
     """Load the shipped models; raises FileNotFoundError naming what is missing."""
-    dev, dtype = pick_device(device)
+    dev, dtype = pick_device(device)[0], torch.float32
     target_path = models_dir / EMBEDDED["target"]
     if not (target_path / "config.json").exists():
         raise FileNotFoundError(f"no target model at {target_path}: run `python -m specviz train`")

@@ -176,6 +176,14 @@ def test_the_hosts_dtype_is_applied_to_every_model_of_the_embedded_set(tmp_path)
     assert 1 <= len(Generation(m, "It is a truth", Settings(drafter="dspark", max_new_tokens=6)).run().new_ids) <= 6
 
 
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
+def test_on_a_gpu_the_embedded_set_stays_float32_and_cudnn_attention_is_off():
+    # bf16 made a recomputed q differ by 3%; cuDNN attention planned every new length (README "On a GPU")
+    m = load_model_set(load_config(EXAMPLE), "embedded", device="cuda")
+    assert m.dtype == torch.float32 and m.target.dtype == torch.float32
+    assert not torch.backends.cuda.cudnn_sdp_enabled()
+
+
 # --- limits ---------------------------------------------------------------------------------------
 
 def test_within_the_limits_there_is_nothing_to_say():

@@ -22,7 +22,7 @@ def tv(a: torch.Tensor, b: torch.Tensor) -> float:
 @pytest.fixture(scope="module")
 def p_and_q(models):
     ids = [models.eos_id] + models.tokenizer.encode(PROMPT)
-    x = torch.tensor([ids])
+    x = torch.tensor([ids], device=models.device)
     with torch.no_grad():
         p = transform(models.target(x).logits[0, -1], SAMPLING)
         q = transform(models.drafter_models["ar"](x).logits[0, -1], SAMPLING)
