@@ -158,6 +158,8 @@ def block_card(models, name: str, heldout_txt: Path, block_sizes=(2, 4, 8), new_
     (path / "training.json").write_text(json.dumps(facts, indent=2))
     c, text = model.config, facts["text"]
     heads = "Markov head (rank %d) and confidence head" % c.markov_rank if c.markov_rank else "none (plain DFlash)"
+    start = (f"from {facts['initialized_from']['model']} (its {facts['initialized_from']['steps']} steps), then "
+             if "initialized_from" in facts else "")
     (path / "README.md").write_text(f"""# specviz {facts['name']}: block drafter
 
 A `BlockDrafterModel` (`specviz/drafters/block_model.py`) trained against the frozen target in
@@ -171,9 +173,9 @@ projected and normalised.
 | draft layers x width | {c.num_layers} x {c.hidden_size} |
 | DSpark heads | {heads} |
 | loop-aware training | {'yes: %d stages unrolled, first and last supervised' % facts['loop_stages'] if c.loop_aware else 'no'} |
-| training | {facts['steps']} steps x {facts['batch']} sequences x {facts['anchors_per_sequence']} anchors, block k = {facts['block_size_k']}, gamma = {facts['gamma']} |
+| training | {start}{facts['steps']} steps x {facts['batch']} sequences x {facts['anchors_per_sequence']} anchors, block k = {facts['block_size_k']}, gamma = {facts['gamma']}, peak lr {facts['lr']} |
 | training text | {text['sequences']} sequences of {text['seq_len']} tokens from {text['file']}: corpus windows of {text['prompt_len']} tokens continued by the target at temperature {text['temperature']} (`python -m specviz train target-text`) |
-| training time | {facts['train_seconds'] / 60:.1f} min on 2 CPU cores, shared by the three block drafters |
+| training time | {facts['train_seconds'] / 60:.1f} min on 2 CPU cores, {'for the loop-aware steps alone' if start else 'shared by the DFlash and DSpark drafters'} |
 | held-out acceptance length (greedy, committed tokens per target pass) | {', '.join(f'k={k}: {v}' for k, v in acceptance.items())} |
 | survival calibration (ECE of a_k vs measured survival) | {facts['survival_ece'] if facts['survival_ece'] is not None else '- (no confidence head)'}{f" (before temperature scaling: {ece_uncalibrated}; temperatures per position {model.config.confidence_temperature})" if ece_uncalibrated is not None else ''} |
 

@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[2]
 DATA, RUNS, MODELS = ROOT / "data", ROOT / "runs", ROOT / "models"
 STAGES = ["corpus", "tokenizer", "target", "drafter", "target-text", "block", "cards"]
 # optimizer steps of each trained stage: what the shipped models were trained with
-STEPS = {"target": 1000, "drafter": 400, "block": 700}
+STEPS = {"target": 1000, "drafter": 400, "block": 700, "loop": 300}
 
 
 def run_stage(stage: str, steps: dict = STEPS) -> dict:
@@ -50,7 +50,7 @@ def run_stage(stage: str, steps: dict = STEPS) -> dict:
         return write_target_text(MODELS / "target", encode_corpus(tok, DATA / "train.txt"), DATA / "target_text.npy")
     if stage == "block":
         return train_block_drafters(MODELS / "target", DATA / "tokenizer", DATA / "target_text.npy", MODELS, RUNS,
-                                    steps=steps["block"])
+                                    steps=steps["block"], loop_steps=steps["loop"])
     if stage == "cards":
         facts = {"target": write_card(MODELS / "target", DATA / "heldout.txt", "the target"),
                  "ar": write_card(MODELS / "drafter-ar", DATA / "heldout.txt", "the autoregressive drafter",
