@@ -1,0 +1,56 @@
+"""The block drafters' training run: it resumes where it stopped, and DLoop's drafter starts
+from the DSpark drafter's weights (so `dloop` and `dloop-plain` differ only by loop-aware steps).
+
+Tiny runs on the shipped target (2 sequences of 24 tokens a step, 2 anchors, k = 2): these
+check the run's bookkeeping, not what the drafters learn.
+"""
+import json
+
+import numpy as np
+import pytest
+from safetensors.torch import load_file
+
+import specviz.training.block as block
+from specviz.models import MODELS_DIR
+
+TINY = dict(batch=2, anchors=2, K=2, loop_stages=2, ckpt_every=2)
+NAMES = ["drafter-dflash", "drafter-dspark", "drafter-dspark-loop"]
+
+
+@pytest.fixture
+def text(tmp_path):
+    path = tmp_path / "text.npy"
+    np.save(path, np.random.default_rng(0).integers(10, 4000, size=(4, 24), dtype=np.uint16))
+    path.with_suffix(".json").write_text(json.dumps({"file": "text.npy", "sequences": 4, "seq_len": 24}))
+    return path
+
+
+def train(out, text, steps, loop_steps):
+    return block.train_block_drafters(MODELS_DIR / "target", MODELS_DIR / "target", text, out, out / "runs",
+                                      steps=steps, loop_steps=loop_steps, **TINY)
+
+
+def test_the_loop_drafter_starts_from_the_dspark_drafter(tmp_path, text):
+    facts = train(tmp_path, text, steps=2, loop_steps=0)
+    dspark, loop = (load_file(tmp_path / n / "model.safetensors") for n in NAMES[1:])
+    assert dspark.keys() == loop.keys() and all((dspark[k] == loop[k]).all() for k in dspark)
+    assert facts["dspark-loop"]["initialized_from"] == {"model": "drafter-dspark", "steps": 2}
+    assert json.loads((tmp_path / NAMES[2] / "config.json").read_text())["loop_aware"] is True
+    assert "initialized_from" not in facts["dspark"]
+
+
+def test_an_interrupted_run_resumes_to_the_same_weights(tmp_path, text, monkeypatch):
+    train(tmp_path / "whole", text, steps=4, loop_steps=2)
+
+    def stop_after_the_first_checkpoint(log, name, state, steps, news):
+        if name == "block" and state["step"] == 3:
+            raise KeyboardInterrupt
+    with monkeypatch.context() as m:
+        m.setattr(block, "report", stop_after_the_first_checkpoint)
+        with pytest.raises(KeyboardInterrupt):
+            train(tmp_path / "resumed", text, steps=4, loop_steps=2)
+    assert not (tmp_path / "resumed" / NAMES[0]).exists()
+    train(tmp_path / "resumed", text, steps=4, loop_steps=2)
+    for name in NAMES:
+        whole, resumed = (load_file(tmp_path / run / name / "model.safetensors") for run in ("whole", "resumed"))
+        assert all((whole[k] == resumed[k]).all() for k in whole), name
