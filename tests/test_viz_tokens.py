@@ -33,6 +33,8 @@ def test_every_token_string_is_escaped():
 def test_spaces_and_newlines_stay_visible_in_chips():
     assert tokens.esc("\n") == "↵" and tokens.esc("") == "∅"
     assert "sv-space" in tokens.esc(" a")
+    # a lone-space token is a full-colour sign, not a faint dot that vanishes on a projector
+    assert tokens.esc(" ") == "␣" and tokens.esc("  ") == "␣␣"
 
 
 def test_draft_phase_shows_proposals_without_verdicts():

@@ -22,10 +22,14 @@ def esc(text: str, visible_space: bool = True) -> str:
     '&lt;b&gt;'
     >>> esc(" to")
     '<span class="sv-space">·</span>to'
+    >>> esc(" ")
+    '␣'
     """
     out = html.escape(text)
     if visible_space:
-        out = out.replace(" ", '<span class="sv-space">·</span>')
+        # a leading space is a faint dot; a token of spaces alone would be a faint dot on its
+        # own, too light to see on a projector, so it gets the open-box sign in full colour
+        out = out.replace(" ", '<span class="sv-space">·</span>' if text.strip(" ") else "␣")
     return out.replace("\n", "↵").replace("\t", "⇥") or "∅"
 
 
