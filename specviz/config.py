@@ -244,8 +244,10 @@ def load_model_set(config: Config, name: str, device: str | None = None) -> Mode
     """
     spec = config.sets[choose_set(config, name)]
     try:
-        dev, dtype = _device(device or spec.device, spec.dtype, spec.embedded)
-        return _embedded(spec, dev, dtype) if spec.embedded else _foreign(spec, dev, dtype, config.allow_download)
+        dev, dtype = _device(device or spec.device), DTYPES[spec.dtype]   # dtype None: the loader's own
+        if spec.embedded:
+            return _embedded(spec, dev, dtype)
+        return _foreign(spec, dev, dtype or pick_device(str(dev))[1], config.allow_download)
     except Exception as e:   # any failure (files, network, memory, a model's own code) must not reach the page
         error = f"model set {spec.name!r}: {_one_line(e)}"
     # outside the except block nothing holds the half-loaded models any more: give their memory back
@@ -260,24 +262,22 @@ def _one_line(e: Exception) -> str:
     return lines[0] if lines else type(e).__name__
 
 
-def _device(device: str, dtype: str, embedded: bool) -> tuple[torch.device, torch.dtype]:
-    """The device and dtype a set runs in; "auto" follows specviz.models (fp32 for the embedded set)."""
+def _device(device: str) -> torch.device:
+    """The device a set runs on; "auto" follows specviz.models.pick_device."""
     if device.startswith("cuda") and not torch.cuda.is_available():
         raise ModelSetError(f"device {device} was asked for, but torch sees no CUDA GPU on this server")
     if device == "mps" and not torch.backends.mps.is_available():
         raise ModelSetError("device mps was asked for, but torch sees no Apple GPU on this server")
-    dev, auto_dtype = pick_device(None if device == "auto" else device)
-    if dtype != "auto":
-        return dev, DTYPES[dtype]
-    return dev, torch.float32 if embedded else auto_dtype
+    return pick_device(None if device == "auto" else device)[0]
 
 
-def _embedded(spec: SetConfig, dev: torch.device, dtype: torch.dtype) -> ModelSet:
+def _embedded(spec: SetConfig, dev: torch.device, dtype: torch.dtype | None) -> ModelSet:
+    """The shipped set in specviz.models' dtype, or in `dtype` when the host names one."""
     m = load_embedded(str(dev))
-    if dtype != m.dtype:
+    if dtype not in (None, m.dtype):
         for model in {id(x): x for x in [m.target, *m.drafter_models.values()] if x is not None}.values():
             model.to(dtype)   # in place, so block drafters keep their link to the target
-    return replace(m, name=spec.name, dtype=dtype)
+    return replace(m, name=spec.name, dtype=dtype or m.dtype)
 
 
 def _foreign(spec: SetConfig, dev: torch.device, dtype: torch.dtype, allow_download: bool) -> ModelSet:

@@ -184,7 +184,8 @@ def train_block_drafters(target_dir: Path, tok_dir: Path, text_path: Path, model
     state = fit({"dspark-loop": loop}, target, cfg["target_layers"], text, loop_steps, loop_lr,
                 work_dir / "block-loop.pt", work_dir / "block-loop.log", seed=seed + 1, **shape)
     models["dspark-loop"] = loop
-    runs["dspark-loop"] = dict(state, steps=loop_steps, lr=loop_lr, initialized_from="drafter-dspark")
+    runs["dspark-loop"] = dict(state, steps=loop_steps, lr=loop_lr,
+                               initialized_from={"model": "drafter-dspark", "steps": steps})
     facts = {}
     for name, m in models.items():
         out_dir = models_dir / f"drafter-{name}"
@@ -197,7 +198,7 @@ def train_block_drafters(target_dir: Path, tok_dir: Path, text_path: Path, model
              "lr": run["lr"], "text": json.loads(text_path.with_suffix(".json").read_text()),
              "train_seconds": round(run["seconds"]), "target_tokens_seen": run["tokens"]}
         if "initialized_from" in run:
-            f["initialized_from"] = {"model": run["initialized_from"], "steps": steps}
+            f["initialized_from"] = run["initialized_from"]
         (out_dir / "training.json").write_text(json.dumps(f, indent=2))
         facts[name] = f
     return facts
