@@ -13,6 +13,7 @@ What it leaves out: batch serving (many requests), prefill speed, time to first 
 """
 import statistics
 
+from specviz.cost import trace_costs
 from specviz.engine import Generation, Settings
 from specviz.models import LOOPING
 from specviz.sampling import SamplingSettings
@@ -31,14 +32,10 @@ PROMPTS = [
 
 def run_once(models, prompt: str, settings: Settings) -> dict:
     trace = Generation(models, prompt, settings).run()
-    total = sum(r.total_ms for r in trace.rounds)
-    tokens = len(trace.new_ids)
-    return {"ms_per_token": total / tokens, "acceptance_length": tokens / len(trace.rounds),
-            "overhead_fraction": sum(r.overhead_ms for r in trace.rounds) / total,
-            "draft_ms": statistics.mean(r.draft_ms for r in trace.rounds),
-            "verify_ms": statistics.mean(r.verify_ms for r in trace.rounds),
-            "stages": statistics.mean(len(r.drafter_info.get("stages", [])) or 1 for r in trace.rounds),
-            "new_ids": trace.new_ids}
+    c = trace_costs(trace)
+    return {"ms_per_token": c["ms_per_token"], "acceptance_length": c["acceptance_length"],
+            "overhead_fraction": c["overhead_ms"] / c["decode_ms"], "draft_ms": c["draft_ms"] / c["rounds"],
+            "verify_ms": c["verify_ms"] / c["rounds"], "stages": c["stages_per_round"], "new_ids": trace.new_ids}
 
 
 def variants(drafter: str, block_sizes: list[int], thresholds: list[float]) -> dict:

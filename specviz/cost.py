@@ -103,7 +103,8 @@ def trace_costs(trace) -> dict:
     """Totals of a recorded trace (prefill excluded: the timed boundary is the decode loop).
 
     Returns decode_ms, tokens, rounds, ms_per_token, acceptance_length (committed tokens per
-    target verification), the summed draft/verify/overhead times and the mean round time.
+    target verification), stages_per_round (drafting stages a round: above 1 only where DLoop's
+    gate drafted again), the summed draft/verify/overhead times and the mean round time.
     """
     rounds = trace.rounds
     tokens = sum(len(r.emitted) for r in rounds)
@@ -111,6 +112,7 @@ def trace_costs(trace) -> dict:
     return {"rounds": len(rounds), "tokens": tokens, "decode_ms": decode,
             "ms_per_token": ms_per_token(decode, tokens),
             "acceptance_length": tokens / len(rounds),
+            "stages_per_round": sum(len(r.drafter_info.get("stages", [])) or 1 for r in rounds) / len(rounds),
             "draft_ms": sum(r.draft_ms for r in rounds), "verify_ms": sum(r.verify_ms for r in rounds),
             "overhead_ms": sum(r.overhead_ms for r in rounds), "mean_round_ms": decode / len(rounds),
             "prefill_ms": trace.prefill_ms}

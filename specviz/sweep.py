@@ -25,10 +25,9 @@ def threshold_sweep(models, prompt: str, drafters: list[str], thresholds: list[f
             t = Generation(models, prompt, Settings(drafter=d, block_size=k, loop_threshold=g, max_stages=max_stages,
                                                     **greedy)).run()
             c = trace_costs(t)
-            stages = [len(r.drafter_info.get("stages", [])) or 1 for r in t.rounds]
             rows.append({"drafter": d, "threshold": g, "acceptance_length": c["acceptance_length"],
                          "ms_per_token": c["ms_per_token"], "speedup": speedup(base["ms_per_token"], c["ms_per_token"]),
-                         "stages_per_round": sum(stages) / len(stages)})
+                         "stages_per_round": c["stages_per_round"]})
     return {"baseline": base, "rows": rows}
 
 

@@ -34,11 +34,15 @@ def test_a_round_always_commits_at_least_one_token():
 
 
 def test_trace_totals_divide_total_time_by_total_tokens_not_mean_of_ratios():
-    rounds = [SimpleNamespace(emitted=[{}] * 4, total_ms=14.0, draft_ms=4.0, verify_ms=9.0, overhead_ms=1.0),
-              SimpleNamespace(emitted=[{}] * 1, total_ms=14.0, draft_ms=4.0, verify_ms=9.0, overhead_ms=1.0)]
+    # a DLoop round that drafted two stages, then a round of a one-stage drafter (no "stages")
+    rounds = [SimpleNamespace(emitted=[{}] * 4, total_ms=14.0, draft_ms=4.0, verify_ms=9.0, overhead_ms=1.0,
+                              drafter_info={"stages": [{"continue": True}, {"continue": False}]}),
+              SimpleNamespace(emitted=[{}] * 1, total_ms=14.0, draft_ms=4.0, verify_ms=9.0, overhead_ms=1.0,
+                              drafter_info={})]
     c = trace_costs(SimpleNamespace(rounds=rounds, prefill_ms=5.0))
     assert c["ms_per_token"] == pytest.approx(28 / 5)      # not (3.5 + 14) / 2
     assert c["acceptance_length"] == 2.5 and c["verify_ms"] == 18.0
+    assert c["stages_per_round"] == 1.5
     assert speedup(10.0, c["ms_per_token"]) == pytest.approx(10 / 5.6)
 
 
