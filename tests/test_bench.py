@@ -9,7 +9,7 @@ def test_dloop_is_tried_at_every_threshold_for_each_block_size():
 
 def test_stages_per_round_count_dloop_drafting_again(models):
     # a gate of -50 passes whatever the drafter proposes, so every round drafts max_stages = 3
-    # stages (except where the token budget cuts the round short); one-stage drafters report 1
+    # stages; one-stage drafters report 1
     res = bench(models, ["dspark", "dloop"], [2], max_new_tokens=12, repeats=1, prompts=["The best way to learn is to"],
                 loop_block_sizes=[2], thresholds=[-50.0])
     assert res["methods"]["dspark"]["stages"] == 1

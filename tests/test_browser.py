@@ -27,6 +27,10 @@ PAGES = [("", "Draft, then verify"), ("draft-and-verify", "Draft and verify"),
 sync_api = pytest.importorskip("playwright.sync_api")
 if not Path(CHROMIUM).exists():
     pytest.skip("Debian chromium is not installed at /usr/bin/chromium", allow_module_level=True)
+# Text is checked with expect(), which waits for it: on a starved CPU the rerun a click starts can
+# begin after settle() has already seen two quiet seconds, so one read right after settle() can
+# still see the page before the click.
+sync_api.expect.set_options(timeout=120_000)
 
 
 def free_port() -> int:
@@ -150,19 +154,19 @@ def test_lesson1_steps_three_rounds(app, browser):
     check(page, errors, "lesson1-round1-draft")
     page.keyboard.press("ArrowRight")   # the shortcut for the next phase
     settle(page)
-    sync_api.expect(page.locator(".sv-phase.on")).to_contain_text("verify", timeout=120000)
+    sync_api.expect(page.locator(".sv-phase.on")).to_contain_text("verify")
     check(page, errors, "lesson1-round1-verify")
     for n in (1, 2, 3):
         page.get_by_role("button", name="Next round").click()
         settle(page)
-    sync_api.expect(page.locator("body")).to_contain_text("round 3", timeout=120000)
+    sync_api.expect(page.locator("body")).to_contain_text("round 3")
     check(page, errors, "lesson1-round3-commit")
     # the trace and the position in it survive a visit to another page
     page.get_by_role("link", name="5 · Biased admission").click()
     settle(page)
     page.get_by_role("link", name="1 · Draft and verify").click()
     settle(page)
-    sync_api.expect(page.locator("body")).to_contain_text("round 3", timeout=120000)
+    sync_api.expect(page.locator("body")).to_contain_text("round 3")
     page.get_by_text("Presenter mode").click()
     settle(page)
     check(page, errors, "lesson1-presenter")
@@ -200,9 +204,7 @@ def test_a_prompt_of_markup_is_shown_as_text_and_runs_nothing(app, browser, prom
     for _ in range(3):
         page.get_by_role("button", name="Next round").click()
         settle(page)
-    # waits for the text: on a starved CPU the rerun that starts the new prompt can begin after
-    # settle() has already seen two quiet seconds
-    sync_api.expect(page.locator(".sv-prompt").first).to_have_text(prompt, timeout=120000)
+    sync_api.expect(page.locator(".sv-prompt").first).to_have_text(prompt)
     assert page.locator('img[src="x"]').count() == 0
     assert page.locator("script", has_text="alert(1)").count() == 0
     check(page, errors, f"lesson1-markup-{MARKUP.index(prompt)}")
