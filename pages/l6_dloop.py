@@ -101,6 +101,32 @@ if "l6_sweep" in S:
     st.caption(f"Plain decoding: {res['baseline']['ms_per_token']:.2f} ms/token on this machine. One run per setting: "
                f"small differences are noise.")
 
+st.subheader("Does a second stage earn its cost?")
+st.markdown("“Every additional drafting stage must earn its cost” (seed 000). Price one on this machine: the prompt "
+            "is decoded with one stage a round and with two stages every round. For each g, the table looks at the "
+            "rounds whose gate would have opened and asks what the second stage added there, and what those tokens "
+            "are worth at the one-stage cost of a token.")
+
+
+def run_earnings():
+    with st.spinner("Decoding the prompt four times…"), appkit.engine():
+        S["l6_earn"] = sweep.stage_earnings(m, S["keep_l6_prompt"], S["keep_l6_drafter"], S["keep_l6_k"], THRESHOLDS,
+                                              max_new_tokens=appkit.new_tokens(64))
+
+
+st.button("Price a second stage (about ten seconds)", on_click=run_earnings)
+if "l6_earn" in S:
+    earn = S["l6_earn"]
+    m1, m2, m3 = st.columns(3)
+    m1.metric("a token costs, one stage a round", f"{earn['token_ms']:.1f} ms")
+    m2.metric("a second stage costs", f"{earn['stage_ms']:.1f} ms", help="median two-stage round minus median "
+              "one-stage round: drafting k more proposals and checking them")
+    m3.metric("rounds that drafted two whole stages", earn["rounds"])
+    st.dataframe(pd.DataFrame(stages.earnings_rows(earn)), hide_index=True)
+    st.markdown(stages.earnings_verdict(earn))
+    st.caption("One prompt, two runs of each: read it as an estimate. A stage pays where the tokens it adds, times "
+               "the cost of a token, beat what it costs; how often the gate opens only scales the gain.")
+
 st.subheader("The paper's ablation (reported, not measured here)")
 st.table(pd.DataFrame({
     "configuration (Gemma4-12B multi-token predictor)": ["no loop", "loop, no loop-aware training",

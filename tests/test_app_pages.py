@@ -141,6 +141,11 @@ def test_lesson6_counts_sk_plus_one_and_runs_a_live_round_and_sweep():
     assert not at.exception
     assert set(at.dataframe[0].value["drafter"]) == {"dloop", "dloop-plain"}
     assert "7.50" in text(at) and "3.68×" in text(at)
+    button(at, "Price a second stage").click().run()
+    assert not at.exception
+    priced = at.dataframe[1].value
+    assert list(priced["g"]) == [-2.0, -4.0, -8.0, -12.0, -16.0] and "pays for itself" in priced.columns
+    assert "a second stage costs" in text(at) and ("A second stage costs" in text(at) or "not slower" in text(at))
 
 
 def test_lesson3_compares_marginals_with_the_markov_head_and_samples_blocks():

@@ -56,3 +56,30 @@ def test_one_dloop_check_trades_bonus_tokens_for_target_passes():
     from specviz.sweep import bonus_bound
     assert bonus_bound(3, 4) == {"one_check": 13, "separate_checks": 15, "target_passes_saved": 2}
     assert bonus_bound(1, 4)["one_check"] == bonus_bound(1, 4)["separate_checks"] == 5
+
+
+def test_a_second_stage_pays_only_where_its_tokens_are_worth_more_than_it_costs():
+    from specviz.sweep import gate_table
+    # per round that drafted two stages of k = 2: (first stage's sum of log q, proposals accepted of 4)
+    rounds = [(-0.5, 4), (-0.8, 2), (-3.0, 1), (-6.0, 3)]
+    loose, tight, closed = gate_table(rounds, k=2, thresholds=[-8.0, -1.0, 0.0], token_ms=10.0, stage_ms=6.0)
+    assert loose["opens"] == 1.0 and loose["first_stage_whole"] == 0.75
+    assert loose["tokens_added"] == 0.75 and loose["worth_ms"] == 7.5 and loose["pays"]   # 7.5 ms > 6 ms
+    assert tight["opens"] == 0.5 and tight["tokens_added"] == 1.0 and tight["pays"]
+    assert closed["opens"] == 0.0 and closed["tokens_added"] is None and closed["pays"] is None
+    # the same tokens do not repay a dearer stage
+    assert not gate_table(rounds, 2, [-8.0], token_ms=10.0, stage_ms=8.0)[0]["pays"]
+
+
+def test_pricing_a_second_stage_of_the_real_loop_drafter(models):
+    import math
+    from specviz.sweep import stage_earnings
+    r = stage_earnings(models, "The best way to learn is to", "dloop", k=2, thresholds=[-math.inf, -4.0, -1.0],
+                       max_new_tokens=24, repeats=1)
+    always, mid, strict = r["rows"]
+    assert r["rounds"] > 0 and always["opens"] == 1.0
+    assert always["opens"] >= mid["opens"] >= strict["opens"]
+    for row in r["rows"]:
+        if row["pays"] is not None:   # the second stage adds tokens only where the first survived whole
+            assert 0 <= row["tokens_added"] <= 2 * row["first_stage_whole"]
+    assert r["token_ms"] > 0 and r["tokens_needed"] == pytest.approx(r["stage_ms"] / r["token_ms"])

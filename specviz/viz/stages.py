@@ -3,6 +3,7 @@
 DSpark's confidence head: c_i per proposal and prefix survival a_i = c_1 ... c_i.
 DLoop's gate: per stage, the sum of log q over its proposals against the threshold g; the
 next stage runs only while the sum is >= g (and fewer than S stages ran).
+Whether a second stage earns its cost (specviz.sweep.stage_earnings), as table rows and a verdict.
 
 What it leaves out: drafters that record nothing (autoregressive, prompt lookup): empty string.
 """
@@ -52,3 +53,41 @@ def stages_html(info: dict, tokens: list[str]) -> str:
         rows.append(f"<tr><td>stage {i}{provisional}</td><td>{chips}</td><td>{verdict}</td></tr>")
     return ("<table class='sv-table'><tr><th>stage</th><th>proposals</th><th>Σ log q vs threshold</th></tr>"
             + "".join(rows) + "</table>")
+
+
+def earnings_rows(result: dict) -> list[dict]:
+    """The rows of `stage_earnings` as a learner reads them; '–' where the gate never opened.
+
+    >>> earnings_rows({"rows": [{"threshold": -4.0, "opens": 0.5, "first_stage_whole": 0.4, "tokens_added": 0.3,
+    ...                          "worth_ms": 4.2, "stage_ms": 7.0, "pays": False}]})[0]["pays for itself"]
+    'no: 4.2 ms < 7.0 ms'
+    """
+    out = []
+    for r in result["rows"]:
+        opened = r["pays"] is not None
+        verdict = (f"{'yes' if r['pays'] else 'no'}: {r['worth_ms']:.1f} ms {'>' if r['pays'] else '<'} "
+                   f"{r['stage_ms']:.1f} ms") if opened else "–"
+        out.append({"g": r["threshold"], "gate opens in": f"{r['opens']:.0%} of rounds",
+                    "first stage survived whole": f"{r['first_stage_whole']:.0%}" if opened else "–",
+                    "tokens the second stage added": f"{r['tokens_added']:.2f}" if opened else "–",
+                    "pays for itself": verdict})
+    return out
+
+
+def earnings_verdict(result: dict) -> str:
+    """One sentence: at which thresholds, if any, the second stage repaid its cost.
+
+    >>> earnings_verdict({"token_ms": 14.0, "stage_ms": 7.0, "tokens_needed": 0.5,
+    ...                   "rows": [{"threshold": -4.0, "pays": False},
+    ...                            {"threshold": -8.0, "pays": None}]})
+    'A second stage costs 7.0 ms, the price of 0.50 tokens at 14.0 ms each; at no threshold where the gate opened did it add that many.'
+    """
+    if result["stage_ms"] <= 0:
+        return (f"The two-stage rounds were not slower here ({result['stage_ms']:.1f} ms): the shared machine was "
+                "busier during the one-stage runs. Price it again.")
+    head = (f"A second stage costs {result['stage_ms']:.1f} ms, the price of {result['tokens_needed']:.2f} tokens at "
+            f"{result['token_ms']:.1f} ms each")
+    paid = [r["threshold"] for r in result["rows"] if r["pays"]]
+    if paid:
+        return head + f"; it added more at g = {', '.join(f'{g:g}' for g in paid)}."
+    return head + "; at no threshold where the gate opened did it add that many."
