@@ -130,3 +130,20 @@ def test_dloop_stages_show_the_gate_and_dspark_the_survival():
     assert "&lt;a&gt;" in html and "stage limit S = 2 reached" in html and "provisional" in html
     assert "0.45" in stages.survival_html(info, ["<a>", "b"])
     assert stages.stages_html({"threshold": None, "stages": [{}]}, []) == ""
+
+
+def test_the_price_of_a_second_stage_reads_as_a_table_and_one_sentence():
+    from specviz.viz import stages
+    rows = [{"threshold": -2.0, "opens": 0.0, "first_stage_whole": None, "tokens_added": None, "worth_ms": None,
+             "stage_ms": 6.0, "pays": None},
+            {"threshold": -4.0, "opens": 0.5, "first_stage_whole": 0.4, "tokens_added": 0.6, "worth_ms": 8.4,
+             "stage_ms": 6.0, "pays": True}]
+    result = {"token_ms": 14.0, "stage_ms": 6.0, "tokens_needed": 6 / 14, "rounds": 20, "rows": rows}
+    closed, opened = stages.earnings_rows(result)
+    assert closed["pays for itself"] == closed["tokens the second stage added"] == "–"
+    assert opened == {"g": -4.0, "gate opens in": "50% of rounds", "first stage survived whole": "40%",
+                      "tokens the second stage added": "0.60", "pays for itself": "yes: 8.4 ms > 6.0 ms"}
+    assert stages.earnings_verdict(result) == ("A second stage costs 6.0 ms, the price of 0.43 tokens at 14.0 ms "
+                                               "each; it added more at g = -4.")
+    assert "not slower" in stages.earnings_verdict(dict(result, stage_ms=-0.8))   # noise, named as such
+    assert "nothing to price" in stages.earnings_verdict(dict(result, rounds=0))

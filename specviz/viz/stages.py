@@ -77,11 +77,13 @@ def earnings_rows(result: dict) -> list[dict]:
 def earnings_verdict(result: dict) -> str:
     """One sentence: at which thresholds, if any, the second stage repaid its cost.
 
-    >>> earnings_verdict({"token_ms": 14.0, "stage_ms": 7.0, "tokens_needed": 0.5,
+    >>> earnings_verdict({"token_ms": 14.0, "stage_ms": 7.0, "tokens_needed": 0.5, "rounds": 30,
     ...                   "rows": [{"threshold": -4.0, "pays": False},
     ...                            {"threshold": -8.0, "pays": None}]})
     'A second stage costs 7.0 ms, the price of 0.50 tokens at 14.0 ms each; at no threshold where the gate opened did it add that many.'
     """
+    if not result["rounds"]:
+        return "No round drafted two whole stages within this run's token budget, so there is nothing to price."
     if result["stage_ms"] <= 0:
         return (f"The two-stage rounds were not slower here ({result['stage_ms']:.1f} ms): the shared machine was "
                 "busier during the one-stage runs. Price it again.")
