@@ -102,8 +102,8 @@ if "l6_sweep" in S:
                f"small differences are noise.")
 
 st.subheader("Does a second stage earn its cost?")
-st.markdown("“Every additional drafting stage must earn its cost” (seed 000). Price one on this machine: the prompt "
-            "is decoded with one stage a round and with two stages every round. For each g, the table looks at the "
+st.markdown("“Every additional drafting stage must earn its cost” (seed 000). Price one on this machine, for the prompt, "
+            "drafter and k chosen above: the prompt is decoded with one stage a round and with two stages every round. For each g, the table looks at the "
             "rounds whose gate would have opened and asks what the second stage added there, and what those tokens "
             "are worth at the one-stage cost of a token.")
 

@@ -38,7 +38,7 @@ m1, m2, m3 = st.columns(3)
 m1.metric("ms per token", f"{calc.ms_per_token:.2f} ms", help=f"{rnd:g} ms ÷ {tok} tokens")
 m2.metric("speedup", f"{calc.speedup:.2f}×", delta="faster" if calc.faster else "slower",
           delta_color="normal" if calc.faster else "inverse")
-m3.metric("break-even", f"{calc.break_even_tokens:.2f} tokens/round", help="round ms ÷ plain ms per token")
+m3.metric("break-even, tokens a round", f"{calc.break_even_tokens:.2f}", help="round ms ÷ plain ms per token")
 if S.get("l7_guess"):
     st.markdown(f"**Answer:** committing one token, the round costs **{one.ms_per_token:g} ms per token** "
                 f"against {base:g}: {'faster' if one.faster else 'slower'} ({one.speedup:.2f}×). "

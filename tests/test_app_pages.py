@@ -74,6 +74,7 @@ def test_lesson7_calculator_reproduces_the_seed_example():
     at = open_page("pages/l7_cost_per_token.py")
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["ms per token"] == "3.50 ms" and metrics["speedup"] == "2.86×"
+    assert metrics["break-even, tokens a round"] == "1.40"   # 14 ms / 10 ms
     at.radio(key="l7_guess").set_value("slower").run()
     assert "**14 ms per token**" in text(at) and "slower" in text(at)
     at.number_input(key="keep_l7_tokens").set_value(1).run()
