@@ -5,7 +5,6 @@ import appkit
 from specviz import race
 from specviz.app_state import PRESETS
 from specviz.engine import Settings
-from specviz.sampling import SamplingSettings
 from specviz.viz.race import lane_html
 
 appkit.css()
@@ -36,9 +35,8 @@ appkit.block_slider(c3, "Proposals per round (k)", 8, "keep_home_k")
 
 def run_race(lanes):
     """Step both runners under the engine lock, redrawing both lanes after every round."""
-    settings = Settings(drafter=st.session_state["keep_home_drafter"], verifier="greedy",
-                        block_size=st.session_state["keep_home_k"], max_new_tokens=appkit.new_tokens(40),
-                        sampling=SamplingSettings(temperature=0))
+    settings = Settings.greedy(st.session_state["keep_home_drafter"], appkit.new_tokens(40),
+                               block_size=st.session_state["keep_home_k"])
     appkit.check(st.session_state["keep_home_prompt"], settings)
     with appkit.engine():
         runners = race.start(m, st.session_state["keep_home_prompt"], settings)

@@ -7,7 +7,6 @@ import appkit
 from specviz import sweep
 from specviz.app_state import PRESETS
 from specviz.engine import Generation, Settings
-from specviz.sampling import SamplingSettings
 from specviz.viz import stages, tokens
 from specviz.viz.charts import base_layout
 from specviz.viz.style import ACCEPTED, TARGET
@@ -55,9 +54,8 @@ st.radio("**Predict:** with a lower (more permissive) g, will a round draft more
 
 
 def one_round():
-    settings = Settings(drafter=S["keep_l6_drafter"], verifier="greedy", block_size=S["keep_l6_k"],
-                        max_new_tokens=appkit.new_tokens(64), sampling=SamplingSettings(temperature=0),
-                        loop_threshold=S["keep_l6_g"], max_stages=S["keep_l6_S"])
+    settings = Settings.greedy(S["keep_l6_drafter"], appkit.new_tokens(64), block_size=S["keep_l6_k"],
+                               loop_threshold=S["keep_l6_g"], max_stages=S["keep_l6_S"])
     with appkit.engine():
         g = Generation(m, S["keep_l6_prompt"], settings)
         S["l6_round"] = g.step()
@@ -102,10 +100,10 @@ if "l6_sweep" in S:
                f"small differences are noise.")
 
 st.subheader("Does a second stage earn its cost?")
-st.markdown("“Every additional drafting stage must earn its cost” (seed 000). Price one on this machine, for the prompt, "
-            "drafter and k chosen above: the prompt is decoded with one stage a round and with two stages every round. For each g, the table looks at the "
-            "rounds whose gate would have opened and asks what the second stage added there, and what those tokens "
-            "are worth at the one-stage cost of a token.")
+st.markdown("“Every additional drafting stage must earn its cost” (seed 000). Price one on this machine, for the "
+            "prompt, drafter and k chosen above: the prompt is decoded with one stage a round and with two stages "
+            "every round. For each g, the table looks at the rounds whose gate would have opened and asks what the "
+            "second stage added there, and what those tokens are worth at the one-stage cost of a token.")
 
 
 def run_earnings():

@@ -5,7 +5,6 @@ import appkit
 from specviz import cost
 from specviz.app_state import PRESETS
 from specviz.engine import Settings, encode_prompt
-from specviz.sampling import SamplingSettings
 from specviz.viz import costs as figs
 
 S = st.session_state
@@ -58,8 +57,7 @@ appkit.block_slider(c3, "k (proposals per round)", 12, "keep_l7_k")
 
 
 def run_measurement():
-    settings = Settings(drafter=S["keep_l7_drafter"], verifier="greedy", block_size=S["keep_l7_k"],
-                        max_new_tokens=appkit.new_tokens(32), sampling=SamplingSettings(temperature=0))
+    settings = Settings.greedy(S["keep_l7_drafter"], appkit.new_tokens(32), block_size=S["keep_l7_k"])
     with st.spinner("Measuring plain and speculative decoding…"), appkit.engine():
         S["measurement"] = {"prompt": S["keep_l7_prompt"], "settings": settings,
                             **cost.measure(m, S["keep_l7_prompt"], settings)}

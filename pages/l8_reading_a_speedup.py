@@ -6,7 +6,6 @@ import appkit
 from specviz import checklist, cost
 from specviz.app_state import PRESETS
 from specviz.engine import Settings
-from specviz.sampling import SamplingSettings
 
 S = st.session_state
 
@@ -23,8 +22,7 @@ m = appkit.require_models()
 
 def run_measurement():
     drafter = S.get("keep_l7_drafter", list(m.drafter_models)[0])
-    settings = Settings(drafter=drafter, verifier="greedy", block_size=S.get("keep_l7_k", 4),
-                        max_new_tokens=appkit.new_tokens(32), sampling=SamplingSettings(temperature=0))
+    settings = Settings.greedy(drafter, appkit.new_tokens(32), block_size=S.get("keep_l7_k", 4))
     prompt = S.get("keep_l7_prompt", PRESETS[0])
     with st.spinner("Measuring plain and speculative decoding…"), appkit.engine():
         S["measurement"] = {"prompt": prompt, "settings": settings, **cost.measure(m, prompt, settings)}

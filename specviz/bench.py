@@ -16,7 +16,6 @@ import statistics
 from specviz.cost import trace_costs
 from specviz.engine import Generation, Settings
 from specviz.models import LOOPING
-from specviz.sampling import SamplingSettings
 
 PROMPTS = [
     "The best way to learn is to",
@@ -59,12 +58,11 @@ def bench(models, drafters: list[str], block_sizes: list[int], max_new_tokens: i
     drafters); 3 is among them because it is where one-stage DSpark does best on these models,
     so the loop is compared with DSpark at DSpark's own block size.
     """
-    greedy = dict(verifier="greedy", max_new_tokens=max_new_tokens, sampling=SamplingSettings(temperature=0))
-    configs = {"baseline": Settings(drafter=None, **greedy)}
+    configs = {"baseline": Settings.greedy(None, max_new_tokens)}
     for d in drafters:
         ks = loop_block_sizes if d in LOOPING else block_sizes
         for label, opts in variants(d, ks, thresholds).items():
-            configs[f"{d}@{label}"] = Settings(drafter=d, **opts, **greedy)
+            configs[f"{d}@{label}"] = Settings.greedy(d, max_new_tokens, **opts)
     runs = {name: [] for name in configs}
     mismatches = []
     for rep in range(repeats + 1):          # repeat 0 warms up and is not counted

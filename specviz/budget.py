@@ -14,15 +14,13 @@ widths); asynchronous two-steps-earlier capacity (lesson 5 shows why it matters)
 from specviz.admission import algorithm1
 from specviz.cost import verification_cost_by_width
 from specviz.engine import Generation, Settings, encode_prompt
-from specviz.sampling import SamplingSettings
 
 
 def draft_requests(models, prompts: list[str], drafter: str = "dspark", k: int = 4) -> list:
     """One real round per prompt; the Rounds (drafter_info holds confidence and survival)."""
     rounds = []
     for p in prompts:
-        g = Generation(models, p, Settings(drafter=drafter, block_size=k, max_new_tokens=k + 1,
-                                            sampling=SamplingSettings(temperature=0)))
+        g = Generation(models, p, Settings.greedy(drafter, k + 1, block_size=k))
         r = g.step()
         if not r.drafter_info.get("confidence"):
             raise ValueError(f"drafter {drafter!r} has no confidence head")

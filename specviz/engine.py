@@ -68,6 +68,16 @@ class Settings:
         if not 1 <= self.max_stages <= 8:
             raise ValueError(f"max stages must be between 1 and 8, got {self.max_stages}")
 
+    @classmethod
+    def greedy(cls, drafter: str | None, max_new_tokens: int, **opts) -> "Settings":
+        """Greedy verification at temperature 0: what every timed comparison and live lesson runs.
+
+        >>> Settings.greedy("dspark", 8, block_size=3).sampling.temperature
+        0
+        """
+        return cls(drafter=drafter, verifier="greedy", max_new_tokens=max_new_tokens,
+                   sampling=SamplingSettings(temperature=0), **opts)
+
 
 def encode_prompt(models: ModelSet, prompt: str, settings: Settings) -> tuple[list[int], list[str]]:
     """Token ids of the prompt, led by the end-of-text token as a start marker.

@@ -17,7 +17,6 @@ import collections
 import torch
 
 from specviz.engine import Generation, Settings
-from specviz.sampling import SamplingSettings
 
 PHRASES = [" of course", " no problem", " of problem", " no course"]
 DIALOGUE_PROMPT = 'Anne asked, "Could you open the window?" "Yes,'
@@ -66,8 +65,7 @@ def by_position(models, prompts: list[str], drafter: str, k: int, max_new_tokens
     """Fraction of full-width rounds whose proposal at position i (1..k) was accepted."""
     hits, rounds = [0] * k, 0
     for prompt in prompts:
-        t = Generation(models, prompt, Settings(drafter=drafter, block_size=k, max_new_tokens=max_new_tokens,
-                                                sampling=SamplingSettings(temperature=0))).run()
+        t = Generation(models, prompt, Settings.greedy(drafter, max_new_tokens, block_size=k)).run()
         for r in t.rounds:
             if len(r.proposed) == k:
                 rounds += 1
@@ -80,11 +78,10 @@ def by_position(models, prompts: list[str], drafter: str, k: int, max_new_tokens
 
 def draft_cost(models, prompt: str, drafters: list[str], ks: list[int], max_new_tokens: int = 24) -> list[dict]:
     """Mean drafting ms per round for each drafter and block size (a warm-up run first)."""
-    greedy = dict(max_new_tokens=max_new_tokens, sampling=SamplingSettings(temperature=0))
     rows = []
     for d in drafters:
-        Generation(models, prompt, Settings(drafter=d, block_size=ks[0], **greedy)).run()
+        Generation(models, prompt, Settings.greedy(d, max_new_tokens, block_size=ks[0])).run()
         for k in ks:
-            t = Generation(models, prompt, Settings(drafter=d, block_size=k, **greedy)).run()
+            t = Generation(models, prompt, Settings.greedy(d, max_new_tokens, block_size=k)).run()
             rows.append({"drafter": d, "k": k, "draft_ms": sum(r.draft_ms for r in t.rounds) / len(t.rounds)})
     return rows

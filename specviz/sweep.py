@@ -18,22 +18,25 @@ import statistics
 
 from specviz.cost import break_even_tokens, speedup, trace_costs
 from specviz.engine import Generation, Settings
-from specviz.sampling import SamplingSettings
+
+
+def _warm_up(models, prompt: str, drafter: str, k: int):
+    """A short generation that is not timed: the first calls of a drafter pay one-off costs."""
+    Generation(models, prompt, Settings.greedy(drafter, 4, block_size=k)).run()
 
 
 def threshold_sweep(models, prompt: str, drafters: list[str], thresholds: list[float], k: int = 4,
                     max_stages: int = 3, max_new_tokens: int = 32) -> dict:
     """{"baseline": costs, "rows": [{drafter, threshold, acceptance_length, ms_per_token, speedup,
     stages_per_round}, ...]} for every drafter x threshold."""
-    greedy = dict(verifier="greedy", max_new_tokens=max_new_tokens, sampling=SamplingSettings(temperature=0))
     for d in drafters:
-        Generation(models, prompt, Settings(drafter=d, block_size=k, **dict(greedy, max_new_tokens=4))).run()
-    base = trace_costs(Generation(models, prompt, Settings(drafter=None, **greedy)).run())
+        _warm_up(models, prompt, d, k)
+    base = trace_costs(Generation(models, prompt, Settings.greedy(None, max_new_tokens)).run())
     rows = []
     for d in drafters:
         for g in thresholds:
-            t = Generation(models, prompt, Settings(drafter=d, block_size=k, loop_threshold=g, max_stages=max_stages,
-                                                    **greedy)).run()
+            t = Generation(models, prompt, Settings.greedy(d, max_new_tokens, block_size=k, loop_threshold=g,
+                                                   max_stages=max_stages)).run()
             c = trace_costs(t)
             rows.append({"drafter": d, "threshold": g, "acceptance_length": c["acceptance_length"],
                          "ms_per_token": c["ms_per_token"], "speedup": speedup(base["ms_per_token"], c["ms_per_token"]),
@@ -59,21 +62,22 @@ def gate_table(rounds: list[tuple[float, int]], k: int, thresholds: list[float],
     `rounds` holds, for rounds that drafted two whole stages, the first stage's sum of log q and
     how many of the 2k proposals the target accepted: the first stage survived whole when that
     is >= k, and the second stage added what is beyond k. `worth_ms` prices the added tokens at
-    `token_ms` each; the stage pays where that beats `stage_ms`.
+    `token_ms` each; the stage pays where that beats `stage_ms`, the stage's cost.
 
     >>> gate_table([(-0.5, 4), (-0.8, 2), (-3.0, 1)], k=2, thresholds=[-1.0], token_ms=10.0, stage_ms=6.0)
     [{'threshold': -1.0, 'opens': 0.6666666666666666, 'first_stage_whole': 1.0, 'tokens_added': 1.0, \
-'worth_ms': 10.0, 'stage_ms': 6.0, 'pays': True}]
+'worth_ms': 10.0, 'pays': True}]
     """
+    need = break_even_tokens(stage_ms, token_ms)
     rows = []
     for g in thresholds:
         open_ = [accepted for score, accepted in rounds if score >= g]
         row = {"threshold": g, "opens": len(open_) / len(rounds) if rounds else 0.0, "first_stage_whole": None,
-               "tokens_added": None, "worth_ms": None, "stage_ms": stage_ms, "pays": None}
+               "tokens_added": None, "worth_ms": None, "pays": None}
         if open_:
             added = sum(max(0, a - k) for a in open_) / len(open_)
             row.update(first_stage_whole=sum(a >= k for a in open_) / len(open_), tokens_added=added,
-                       worth_ms=added * token_ms, pays=added > break_even_tokens(stage_ms, token_ms))
+                       worth_ms=added * token_ms, pays=added > need)
         rows.append(row)
     return rows
 
@@ -90,10 +94,9 @@ def stage_earnings(models, prompt: str, drafter: str, k: int, thresholds: list[f
     cut short by the token budget are left out of `rows` (gate_table). tokens_needed is what a
     second stage must add, per round it runs, to repay stage_ms.
     """
-    greedy = dict(verifier="greedy", max_new_tokens=max_new_tokens, sampling=SamplingSettings(temperature=0))
-    settings = {stages: Settings(drafter=drafter, block_size=k, max_stages=stages, loop_threshold=-math.inf, **greedy)
+    settings = {stages: Settings.greedy(drafter, max_new_tokens, block_size=k, max_stages=stages, loop_threshold=-math.inf)
                 for stages in (1, 2)}
-    Generation(models, prompt, Settings(drafter=drafter, block_size=k, **dict(greedy, max_new_tokens=4))).run()
+    _warm_up(models, prompt, drafter, k)
     traces = {1: [], 2: []}
     for _ in range(repeats):
         for stages, s in settings.items():

@@ -58,15 +58,15 @@ def stages_html(info: dict, tokens: list[str]) -> str:
 def earnings_rows(result: dict) -> list[dict]:
     """The rows of `stage_earnings` as a learner reads them; '–' where the gate never opened.
 
-    >>> earnings_rows({"rows": [{"threshold": -4.0, "opens": 0.5, "first_stage_whole": 0.4, "tokens_added": 0.3,
-    ...                          "worth_ms": 4.2, "stage_ms": 7.0, "pays": False}]})[0]["pays for itself"]
+    >>> earnings_rows({"stage_ms": 7.0, "rows": [{"threshold": -4.0, "opens": 0.5, "first_stage_whole": 0.4,
+    ...                                           "tokens_added": 0.3, "worth_ms": 4.2, "pays": False}]})[0]["pays for itself"]
     'no: 4.2 ms < 7.0 ms'
     """
     out = []
     for r in result["rows"]:
         opened = r["pays"] is not None
         verdict = (f"{'yes' if r['pays'] else 'no'}: {r['worth_ms']:.1f} ms {'>' if r['pays'] else '<'} "
-                   f"{r['stage_ms']:.1f} ms") if opened else "–"
+                   f"{result['stage_ms']:.1f} ms") if opened else "–"
         out.append({"g": r["threshold"], "gate opens in": f"{r['opens']:.0%} of rounds",
                     "first stage survived whole": f"{r['first_stage_whole']:.0%}" if opened else "–",
                     "tokens the second stage added": f"{r['tokens_added']:.2f}" if opened else "–",
