@@ -2,7 +2,7 @@
 import streamlit as st
 
 import appkit
-from specviz import cost
+from specviz import cost, cpu_linear
 from specviz.app_state import PRESETS
 from specviz.engine import Settings, encode_prompt
 from specviz.viz import costs as figs
@@ -104,3 +104,18 @@ if "l7_widths" in S:
     st.plotly_chart(figs.width_cost(rows), key="l7_width")
     w16 = rows[-1]
     st.markdown(f"Checking **{w16['width']} tokens costs {w16['relative']:.2f}×** a one-token step here.")
+
+with st.expander("Why the curve has this shape here: how this CPU multiplies a few rows"):
+    layouts = cpu_linear.report(m.target, rows=(1, S["keep_l7_k"] + 1))
+    if layouts:
+        st.markdown(
+            "Each linear layer computes x·Wᵀ, and torch can get the same numbers three ways: with W **as stored**, "
+            "against a **Wᵀ copy**, or as **W·xᵀ**. For the few rows of a one-token step or a verification their "
+            "speed can differ by 3×, and which wins depends on the CPU, the layer's shape and the number of rows. "
+            "So specviz times all three for every shape when the models load, and each layer uses the fastest for "
+            "the rows it is given, the plain step as much as the check (`specviz/cpu_linear.py`). The seed's "
+            "“kernel shapes … can move the break-even point”, measured on this machine for the target's layers, "
+            f"at 1 row and at k + 1 = {S['keep_l7_k'] + 1}:")
+        st.dataframe(layouts, hide_index=True)
+    else:
+        st.markdown("On a GPU the models are left as they are: cuBLAS has no such gap between layouts.")

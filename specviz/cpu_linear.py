@@ -1,30 +1,91 @@
-"""Linear layers that hand the CPU's BLAS the weight layout it is fastest with.
+"""Linear layers that use, for each row count, the weight layout this CPU multiplies fastest.
 
-`nn.Linear` computes y = x·Wᵀ with W stored [out, in]. On this project's CPU (AMD EPYC, AVX2,
-torch's MKL) that call is far from the memory-bound speed a decode step should run at, and
-how far depends on the number of rows M (tokens in the forward) and the layer's shape.
-Medians over 24 cold copies of each weight, microseconds per call:
+`nn.Linear` computes y = x·Wᵀ with W stored [out, in]. torch's BLAS can do the same product
+three ways, equal up to float rounding (about 1e-6): as stored (`F.linear`), against a
+contiguous copy of Wᵀ, or as (W·xᵀ)ᵀ. For the few rows of a decode step (M = 1) or a
+verification (M = k+1) their speeds differ by up to 3x, and which one wins depends on the CPU,
+the layer's shape and M. Microseconds per call, medians, on two hosts this project ran on:
 
-    layer           M   F.linear   x·(Wᵀ contiguous)   (W·xᵀ)ᵀ
-    384 -> 1024     1      282          156              289
-    384 -> 1024     5      383          291              212
-    384 -> 4096     1     1203          550             1223      (the LM head)
-    384 -> 4096     5     2078         2697              777
-    1024 -> 384     1      171          291              178
+    layer        M    AMD EPYC (AVX2)              Intel Xeon (AVX-512, AMX)
+                      F.linear  Wᵀ copy  W·xᵀ      F.linear  Wᵀ copy  W·xᵀ
+    384 -> 1024  1      282       156     289         46        51      33
+    384 -> 1024  5      383       291     212         66        93      88
+    384 -> 4096  1     1203       550    1223        264       154     224      (the LM head)
+    384 -> 4096  5     2078      2697     777        398       393     531
 
-So one token through a layer that widens (out >= in) is fastest against a contiguous copy of
-Wᵀ, and everything else is fastest as W·xᵀ. A decode step (M = 1) and a verification (M = k+1)
-both get their faster path: the baseline is not left on a slow kernel while the speculative
-rounds take a fast one. The results equal F.linear's up to float rounding (about 1e-6).
+A choice written down for one host was the slowest on the other: verifying 4 tokens cost 1.7
+one-token steps on the Xeon with the EPYC's choice, and about 1.3 with its own. So nothing is
+written down: `use_fast_layouts` times the three on this machine when a model loads (for each
+shape and each row count up to MAX_ROWS, about a second in all), like DSpark's step-rate table
+profiled at engine start, and each layer looks its choice up on every call. The baseline's
+one-token step gets its fastest layout as much as a verification does.
 
-What it leaves out: GPUs (cuBLAS has no such gap; models there are left as they are) and
-training (the copy of Wᵀ is taken once, at load, so the weights must stay frozen).
+What it leaves out: GPUs (cuBLAS has no such gap; models there are left as they are),
+training (the copy of Wᵀ is taken once, at load, so the weights must stay frozen), and more
+than MAX_ROWS rows (a prefill: `F.linear`, whose kernels are built for that).
 """
+import random
+import statistics
+import time
+from collections import Counter
+
 import torch
+import torch.nn.functional as F
+
+LAYOUTS = ("as stored", "Wᵀ copy", "W·xᵀ")
+MAX_ROWS = 25                                       # S·k+1 for DLoop's largest setting (3 stages of 8)
+PROFILED_ROWS = (1, 2, 3, 4, 5, 6, 7, 8, 9, 13, 17, MAX_ROWS)   # a row count uses the next one up
+PROFILES: dict[tuple[int, int], dict[int, list[float]]] = {}   # (in, out) -> time_layouts, this process
+
+
+def multiply(layout: int, x: torch.Tensor, weight: torch.Tensor, weight_t: torch.Tensor | None) -> torch.Tensor:
+    """x·Wᵀ for 2-D x, computed in one of the LAYOUTS."""
+    if layout == 1:
+        return x @ weight_t
+    if layout == 2:
+        return (weight @ x.t()).t()
+    return F.linear(x, weight)
+
+
+def fastest(times: dict[int, list[float]]) -> list[int]:
+    """The layout to use for 0..MAX_ROWS rows, from median times per profiled row count.
+
+    Row counts between profiled ones use the next profiled count up; 0 rows never happen.
+
+    >>> table = fastest({1: [5.0, 3.0, 4.0], 2: [2.0, 3.0, 4.0], 25: [9.0, 9.0, 1.0]})
+    >>> table[1], table[2], table[3], table[25], len(table)
+    (1, 0, 2, 2, 26)
+    """
+    best = {rows: min(range(len(t)), key=t.__getitem__) for rows, t in times.items()}
+    return [best[min(r for r in best if r >= max(rows, 1))] for rows in range(MAX_ROWS + 1)]
+
+
+@torch.no_grad()
+def time_layouts(in_features: int, out_features: int, repeats: int = 7) -> dict[int, list[float]]:
+    """Median µs of each layout per row count in PROFILED_ROWS, on random weights of this shape.
+
+    Enough copies of the weight are cycled through to overflow the core's cache (16 MB), so each
+    call reads its weight from memory further out, as a layer does inside a whole forward pass.
+    Calls are shuffled within each repeat so a busy moment of a shared machine hits all alike.
+    """
+    size = in_features * out_features * 4
+    weights = [torch.randn(out_features, in_features) for _ in range(min(24, max(2, (16 << 20) // size + 1)))]
+    copies = [w.t().contiguous() for w in weights]
+    inputs = {rows: torch.randn(rows, in_features) for rows in PROFILED_ROWS}
+    calls = [(rows, layout) for rows in PROFILED_ROWS for layout in range(len(LAYOUTS))]
+    times = {rows: [[] for _ in LAYOUTS] for rows in PROFILED_ROWS}
+    for rep in range(repeats + 1):
+        random.Random(rep).shuffle(calls)   # no row count or layout always comes first
+        for n, (rows, layout) in enumerate(calls):
+            start = time.perf_counter()
+            multiply(layout, inputs[rows], weights[n % len(weights)], copies[n % len(weights)])
+            if rep:   # repeat 0 warms up
+                times[rows][layout].append((time.perf_counter() - start) * 1e6)
+    return {rows: [statistics.median(t) for t in per_layout] for rows, per_layout in times.items()}
 
 
 class LayoutAwareLinear(torch.nn.Linear):
-    """nn.Linear with a per-call choice of weight layout; `weight_t` is a frozen copy of Wᵀ.
+    """nn.Linear that multiplies in `layouts[rows]`; `weight_t` is a frozen copy of Wᵀ if one is used.
 
     >>> layer = torch.nn.Linear(2, 3, bias=False)
     >>> x = torch.randn(4, 2)
@@ -35,20 +96,46 @@ class LayoutAwareLinear(torch.nn.Linear):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         rows = x.reshape(-1, x.size(-1))
-        if rows.size(0) == 1 and self.out_features >= self.in_features:
-            y = rows @ self.weight_t
-        else:
-            y = (self.weight @ rows.t()).t()
+        layout = self.layouts[rows.size(0)] if rows.size(0) <= MAX_ROWS else 0
+        y = multiply(layout, rows, self.weight, self.weight_t)
         if self.bias is not None:
             y = y + self.bias
         return y.reshape(*x.shape[:-1], self.out_features)
 
 
 def use_fast_layouts(model: torch.nn.Module) -> torch.nn.Module:
-    """Turn every plain nn.Linear in `model` into a LayoutAwareLinear, in place; returns `model`."""
+    """Turn every plain nn.Linear in `model` into a LayoutAwareLinear, in place; returns `model`.
+
+    Each layer shape is timed once per process (`time_layouts`, kept in PROFILES), so the
+    target and drafters, and a model set loaded again, share the measurements.
+    """
     for layer in model.modules():
         if type(layer) is torch.nn.Linear:
+            shape = (layer.in_features, layer.out_features)
+            if shape not in PROFILES:
+                PROFILES[shape] = time_layouts(*shape)
             layer.__class__ = LayoutAwareLinear
-            if layer.out_features >= layer.in_features:
-                layer.register_buffer("weight_t", layer.weight.detach().t().contiguous(), persistent=False)
+            layer.layouts = fastest(PROFILES[shape])
+            copy = layer.weight.detach().t().contiguous() if 1 in layer.layouts else None
+            layer.register_buffer("weight_t", copy, persistent=False)
     return model
+
+
+def report(model: torch.nn.Module, rows: tuple[int, ...] = (1, 5)) -> list[dict]:
+    """Per layer shape of `model` and row count (1..MAX_ROWS): each layout's profiled µs, and the one in use.
+
+    One entry per (shape, row count), with how many layers have that shape; empty for a model
+    left as it is (a GPU's).
+
+    >>> [(r["layer"], r["layers"], r["rows"]) for r in report(use_fast_layouts(torch.nn.Linear(8, 4)), rows=(1, 4))]
+    [('8 → 4', 1, 1), ('8 → 4', 1, 4)]
+    """
+    shapes = Counter((m.in_features, m.out_features) for m in model.modules() if isinstance(m, LayoutAwareLinear))
+    table = []
+    for (i, o), count in shapes.items():
+        for r in rows:
+            times = PROFILES[(i, o)][min(p for p in PROFILED_ROWS if p >= r)]
+            table.append({"layer": f"{i} → {o}", "layers": count, "rows": r,
+                          **{f"{name}, µs": round(t) for name, t in zip(LAYOUTS, times)},
+                          "in use": LAYOUTS[fastest(PROFILES[(i, o)])[r]]})
+    return table

@@ -91,6 +91,11 @@ def test_lesson7_measures_live_costs_and_widths():
     assert not at.exception
     assert len(at.get("plotly_chart")) == charts + 1
     assert "a one-token step here" in text(at)
+    # the layouts the target's matrix products use, timed at load: each shape at 1 row and at k + 1
+    layouts = at.dataframe[0].value
+    assert set(layouts["rows"]) == {1, at.slider(key="keep_l7_k").value + 1}
+    assert "384 → 4096" in set(layouts["layer"])                       # the LM head
+    assert set(layouts["in use"]) <= {"as stored", "Wᵀ copy", "W·xᵀ"}
 
 
 def test_lesson8_fills_the_checklist_beside_reported_figures():

@@ -3,7 +3,7 @@ import pytest
 import torch
 from transformers import AutoModelForCausalLM
 
-from specviz.cpu_linear import LayoutAwareLinear, use_fast_layouts
+from specviz.cpu_linear import LAYOUTS, MAX_ROWS, PROFILED_ROWS, LayoutAwareLinear, fastest, multiply, use_fast_layouts
 from specviz.engine import Settings, encode_prompt
 from specviz.models import MODELS_DIR
 from tests.prompts import PROMPTS
@@ -17,6 +17,9 @@ def test_every_layout_computes_what_nn_linear_computes(rows, shape, bias):
     layer = torch.nn.Linear(*shape, bias=bias)
     x = torch.randn(rows, shape[0])
     reference = layer(x)
+    for layout in range(len(LAYOUTS)):
+        torch.testing.assert_close(multiply(layout, x, layer.weight, layer.weight.t().contiguous()),
+                                   x @ layer.weight.t(), atol=1e-5, rtol=1e-5)
     fast = use_fast_layouts(layer)
     assert type(fast) is LayoutAwareLinear
     torch.testing.assert_close(fast(x), reference, atol=1e-5, rtol=1e-5)
@@ -24,12 +27,29 @@ def test_every_layout_computes_what_nn_linear_computes(rows, shape, bias):
     torch.testing.assert_close(fast(x[None]), reference[None], atol=1e-5, rtol=1e-5)
 
 
+def test_a_row_count_uses_the_next_profiled_one_up_and_a_prefill_uses_the_weight_as_stored():
+    times = {rows: [1.0, 2.0, 3.0] for rows in PROFILED_ROWS}
+    times[13] = [3.0, 2.0, 1.0]                    # W·xᵀ wins at 13 rows only
+    table = fastest(times)
+    assert len(table) == MAX_ROWS + 1
+    assert table[9] == 0 and table[10] == table[13] == 2 and table[14] == 0
+    layer = use_fast_layouts(torch.nn.Linear(8, 4, bias=False))
+    layer.layouts = [2] * (MAX_ROWS + 1)            # no row count up to MAX_ROWS takes F.linear...
+    x = torch.randn(MAX_ROWS + 1, 8)                 # ...but a prefill longer than that does
+    torch.testing.assert_close(layer(x), x @ layer.weight.t(), atol=1e-5, rtol=1e-5)
+
+
 def test_the_embedded_set_uses_them_on_the_cpu(models):
-    linears = [m for m in models.target.modules() if isinstance(m, torch.nn.Linear)]
-    assert linears and all(type(m) is LayoutAwareLinear for m in linears)
-    # the tied LM head (4096 x 384) widens, so it keeps a contiguous copy of its transpose
-    head = models.target.get_output_embeddings()
-    assert torch.equal(head.weight_t, head.weight.t())
+    for model in [models.target, *{id(m): m for m in models.drafter_models.values() if m is not None}.values()]:
+        linears = [m for m in model.modules() if isinstance(m, torch.nn.Linear)]
+        assert linears and all(type(m) is LayoutAwareLinear for m in linears)
+        for layer in linears:
+            assert len(layer.layouts) == MAX_ROWS + 1 and set(layer.layouts) <= {0, 1, 2}
+            # a copy of Wᵀ is kept exactly where some row count multiplies against it
+            if 1 in layer.layouts:
+                assert torch.equal(layer.weight_t, layer.weight.t())
+            else:
+                assert layer.weight_t is None
 
 
 def test_the_target_writes_the_same_greedy_text_with_and_without_them(models):
