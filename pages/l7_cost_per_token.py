@@ -69,7 +69,9 @@ if "measurement" not in S:
 res = S["measurement"]
 p, s = res["plain"]["costs"], res["speculative"]["costs"]
 st.caption(f"Greedy, {res['settings'].max_new_tokens} new tokens, drafter {res['settings'].drafter}, "
-           f"k = {res['settings'].block_size}, prompt “{res['prompt']}”. Prefill is outside the timed boundary.")
+           f"k = {res['settings'].block_size}, prompt “{res['prompt']}”. Prefill is outside the timed boundary. "
+           f"Each side ran {len(res['plain']['runs_ms'])} times, alternating; "
+           f"the fastest run of each is shown, so a busy moment of a shared machine does not land on one side only.")
 m1, m2, m3, m4 = st.columns(4)
 m1.metric("plain decoding, per token", f"{p['ms_per_token']:.2f} ms")
 m2.metric("speculative, per token", f"{s['ms_per_token']:.2f} ms")

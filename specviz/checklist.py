@@ -63,7 +63,7 @@ def ours(models, measurement: dict) -> dict:
     """The checklist for a `specviz.cost.measure` result on `models`, as {item: text}.
 
     `measurement` holds "prompt", "settings" (engine Settings), "plain" and "speculative"
-    ({"trace", "costs"}) and "speedup".
+    ({"trace", "costs", "runs_ms"}) and "speedup".
     """
     cfg = models.target.config
     params = sum(p.numel() for p in models.target.parameters()) / 1e6
@@ -87,7 +87,8 @@ def ours(models, measurement: dict) -> dict:
         "load": "one request at a time: engine calls from every browser session share one lock",
         "timed boundary": f"decode only: each round from the start of drafting to the end of commit, summed; prefill "
                           f"({spec['costs']['prefill_ms']:.1f} ms) and model loading excluded; "
-                          f"a short warm-up generation ran first and is not counted",
+                          f"a short warm-up generation ran first and is not counted; then each side ran "
+                          f"{len(plain['runs_ms'])} times, alternating, and its fastest run counts",
         "result": f"{plain['costs']['ms_per_token']:.2f} → {spec['costs']['ms_per_token']:.2f} ms/token, speedup "
                   f"{measurement['speedup']:.2f}×, acceptance length {spec['costs']['acceptance_length']:.2f} "
                   f"tokens per target forward",

@@ -3,8 +3,9 @@ from types import SimpleNamespace
 
 import pytest
 
-from specviz.cost import (Calculator, break_even_curve, break_even_tokens, ms_per_token, speedup, trace_costs,
-                          verification_cost_by_width)
+from specviz.cost import (Calculator, break_even_curve, break_even_tokens, measure, ms_per_token, speedup,
+                          trace_costs, verification_cost_by_width)
+from specviz.engine import Settings
 
 
 def test_the_seeds_round_committing_four_tokens_costs_35_ms_each():
@@ -50,6 +51,16 @@ def test_width_probe_times_every_width_on_the_running_target(models):
     rows = verification_cost_by_width(models, [1, 4], context_ids=[models.eos_id, 5, 6, 7], repeats=2)
     assert [r["width"] for r in rows] == [1, 4]
     assert all(r["ms"] > 0 for r in rows) and rows[0]["relative"] == 1.0
+
+
+def test_a_live_measurement_alternates_the_sides_and_keeps_each_ones_fastest_run(models):
+    res = measure(models, "The best way to learn is to", Settings.greedy("ar", 8, block_size=3), repeats=3)
+    for side in ("plain", "speculative"):
+        assert len(res[side]["runs_ms"]) == 3
+        assert res[side]["costs"]["decode_ms"] == min(res[side]["runs_ms"])
+        assert res[side]["costs"]["tokens"] == 8
+    assert res["plain"]["trace"].new_ids == res["speculative"]["trace"].new_ids   # greedy: the same text
+    assert res["speedup"] == pytest.approx(res["plain"]["costs"]["ms_per_token"] / res["speculative"]["costs"]["ms_per_token"])
 
 
 def test_one_dloop_check_trades_bonus_tokens_for_target_passes():
