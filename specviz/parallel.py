@@ -8,11 +8,12 @@ conditions each position on the token actually drawn before it.
   phrase_table      P(phrase) as a product of marginals vs sequentially (Markov head)
   sample_blocks     how often each phrase appears among sampled blocks
   by_position       how often the proposal at block position i is accepted (suffix decay)
-  draft_cost        mean drafting ms per round against block size (autoregressive vs one pass)
+  draft_cost        median drafting ms per round against block size (autoregressive vs one pass)
 
 What it leaves out: the confidence head and the scheduler (lesson 4).
 """
 import collections
+import statistics
 
 import torch
 
@@ -76,12 +77,19 @@ def by_position(models, prompts: list[str], drafter: str, k: int, max_new_tokens
     return [h / rounds for h in hits]
 
 
-def draft_cost(models, prompt: str, drafters: list[str], ks: list[int], max_new_tokens: int = 24) -> list[dict]:
-    """Mean drafting ms per round for each drafter and block size (a warm-up run first)."""
-    rows = []
+def draft_cost(models, prompt: str, drafters: list[str], ks: list[int], max_new_tokens: int = 24,
+               repeats: int = 2) -> list[dict]:
+    """Median drafting ms per round for each drafter and block size.
+
+    A warm-up run per drafter, then `repeats` passes over every (drafter, k), interleaved, so a
+    busy moment of a shared machine (a browser drawing the last chart) falls on all of them
+    alike; the median is over every round of every pass.
+    """
     for d in drafters:
         Generation(models, prompt, Settings.greedy(d, max_new_tokens, block_size=ks[0])).run()
-        for k in ks:
-            t = Generation(models, prompt, Settings.greedy(d, max_new_tokens, block_size=k)).run()
-            rows.append({"drafter": d, "k": k, "draft_ms": sum(r.draft_ms for r in t.rounds) / len(t.rounds)})
-    return rows
+    times = {(d, k): [] for d in drafters for k in ks}
+    for _ in range(repeats):
+        for d, k in times:
+            trace = Generation(models, prompt, Settings.greedy(d, max_new_tokens, block_size=k)).run()
+            times[d, k] += [r.draft_ms for r in trace.rounds]
+    return [{"drafter": d, "k": k, "draft_ms": statistics.median(t)} for (d, k), t in times.items()]
