@@ -27,14 +27,14 @@ from specviz.viz.style import stylesheet
 
 KEEP = "keep_"
 LESSONS = [   # (file, title, url path)
-    ("pages/l1_draft_and_verify.py", "1 · Draft and verify", "draft-and-verify"),
-    ("pages/l2_sampling_lossless.py", "2 · Sampling stays lossless", "sampling-lossless"),
-    ("pages/l3_parallel_drafting.py", "3 · Parallel drafting", "parallel-drafting"),
-    ("pages/l4_verification_budget.py", "4 · Verification budget", "verification-budget"),
-    ("pages/l5_biased_admission.py", "5 · Biased admission", "biased-admission"),
-    ("pages/l6_dloop.py", "6 · DLoop: more stages, one check", "dloop"),
-    ("pages/l7_cost_per_token.py", "7 · Cost per token", "cost-per-token"),
-    ("pages/l8_reading_a_speedup.py", "8 · Reading a speedup", "reading-a-speedup"),
+    ("lessons/l1_draft_and_verify.py", "1 · Draft and verify", "draft-and-verify"),
+    ("lessons/l2_sampling_lossless.py", "2 · Sampling stays lossless", "sampling-lossless"),
+    ("lessons/l3_parallel_drafting.py", "3 · Parallel drafting", "parallel-drafting"),
+    ("lessons/l4_verification_budget.py", "4 · Verification budget", "verification-budget"),
+    ("lessons/l5_biased_admission.py", "5 · Biased admission", "biased-admission"),
+    ("lessons/l6_dloop.py", "6 · DLoop: more stages, one check", "dloop"),
+    ("lessons/l7_cost_per_token.py", "7 · Cost per token", "cost-per-token"),
+    ("lessons/l8_reading_a_speedup.py", "8 · Reading a speedup", "reading-a-speedup"),
 ]
 
 

@@ -70,13 +70,17 @@ def browser():
 
 @pytest.fixture(scope="module")
 def app(server, browser):
-    """The server, warmed: one visit to the main page loads the models and registers the pages.
-
-    (A deep link as the very first visit to a fresh server makes Streamlit 1.67 show a spurious
-    "Page not found" before it resolves the page; real deployments are warm.)
+    """The server after its first visit, which is what a class gets: the teacher starts the server
+    and opens the link of the lesson of the day. That visit lands on the lesson, with no "Page not
+    found" over it (a folder named pages/ beside app.py made Streamlit 1.67 show one until the
+    first script run had registered st.navigation's pages).
     """
     errors = []
-    open_page(browser, server, errors).close()
+    page = open_page(browser, server + "/parallel-drafting", errors)
+    sync_api.expect(page.locator("h1").first).to_contain_text("Parallel drafting")
+    assert page.get_by_text("Page not found").count() == 0
+    assert page.locator('[role="dialog"]').count() == 0
+    page.close()
     return server
 
 
