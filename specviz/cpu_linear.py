@@ -3,7 +3,7 @@
 `nn.Linear` computes y = x·Wᵀ with W stored [out, in]. torch's BLAS can do the same product
 three ways, equal up to float rounding (about 1e-6): as stored (`F.linear`), against a
 contiguous copy of Wᵀ, or as (W·xᵀ)ᵀ. For the few rows of a decode step (M = 1) or a
-verification (M = k+1) their speeds differ by up to 3x, and which one wins depends on the CPU,
+verification (M = k+1) their speeds differ by as much as 3.5x, and which one wins depends on the CPU,
 the layer's shape and M. Microseconds per call, medians, on two hosts this project ran on:
 
     layer        M    AMD EPYC (AVX2)              Intel Xeon (AVX-512, AMX)
@@ -16,7 +16,7 @@ the layer's shape and M. Microseconds per call, medians, on two hosts this proje
 A choice written down for one host was the slowest on the other: verifying 4 tokens cost 1.7
 one-token steps on the Xeon with the EPYC's choice, and about 1.3 with its own. So nothing is
 written down: `use_fast_layouts` times the three on this machine when a model loads (for each
-shape and each row count up to MAX_ROWS, about a second in all), like DSpark's step-rate table
+shape and each row count up to MAX_ROWS; 0.7 s for the embedded models), like DSpark's step-rate table
 profiled at engine start, and each layer looks its choice up on every call. The baseline's
 one-token step gets its fastest layout as much as a verification does.
 
@@ -64,8 +64,8 @@ def fastest(times: dict[int, list[float]]) -> list[int]:
 def time_layouts(in_features: int, out_features: int, repeats: int = 7) -> dict[int, list[float]]:
     """Median µs of each layout per row count in PROFILED_ROWS, on random weights of this shape.
 
-    Enough copies of the weight are cycled through to overflow the core's cache (16 MB), so each
-    call reads its weight from memory further out, as a layer does inside a whole forward pass.
+    Enough copies of the weight are cycled through (16 MB or more, beyond a core's own cache) that
+    each call reads its weight from further out, as a layer does inside a whole forward pass.
     Calls are shuffled within each repeat so a busy moment of a shared machine hits all alike.
     """
     size = in_features * out_features * 4
