@@ -13,6 +13,7 @@ What it leaves out: batch serving (many requests), prefill speed, time to first 
 """
 import statistics
 
+from specviz.checklist import hardware
 from specviz.cost import trace_costs
 from specviz.engine import Generation, Settings
 from specviz.models import LOOPING
@@ -93,4 +94,5 @@ def bench(models, drafters: list[str], block_sizes: list[int], max_new_tokens: i
         methods[d] = dict(found[best], **opts, best=best, variants=found)
     return {"baseline": base, "methods": methods, "greedy_mismatches": mismatches,
             "settings": {"max_new_tokens": max_new_tokens, "repeats": repeats, "prompts": len(prompts),
-                         "device": str(models.device), "dtype": str(models.dtype).replace("torch.", "")}}
+                         "device": str(models.device), "dtype": str(models.dtype).replace("torch.", ""),
+                         "hardware": hardware(models.device)}}
