@@ -82,7 +82,7 @@ def run_sweep():
                                               max_stages=S["keep_l6_S"])
 
 
-st.button("Run the sweep (a few seconds per setting)", on_click=run_sweep, disabled=not chosen)
+st.button("Run the sweep (about a second per setting)", on_click=run_sweep, disabled=not chosen)
 if "l6_sweep" in S:
     res = S["l6_sweep"]
     df = pd.DataFrame(res["rows"])
@@ -96,8 +96,8 @@ if "l6_sweep" in S:
     st.plotly_chart(base_layout(fig, "acceptance and speedup against the threshold g", xaxis_title="g",
                                 yaxis_title="tokens per check / speedup ×"), key="l6_fig")
     st.dataframe(df.round(3), hide_index=True)
-    st.caption(f"Plain decoding: {res['baseline']['ms_per_token']:.2f} ms/token on this machine. One run per setting: "
-               f"small differences are noise.")
+    st.caption(f"Plain decoding: {res['baseline']['ms_per_token']:.2f} ms/token on this machine. Each setting ran twice, "
+               f"alternating with the others, and its faster run counts: small differences are still noise.")
 
 st.subheader("Does a second stage earn its cost?")
 st.markdown("“Every additional drafting stage must earn its cost” (seed 000). Price one on this machine, for the "

@@ -148,15 +148,29 @@ def verification_cost_by_width(models, widths: list[int], context_ids: list[int]
             for w in widths]
 
 
+def fastest_runs(models, prompt: str, settings: dict, repeats: int = 2) -> dict:
+    """Decode `prompt` under each of `settings` ({name: Settings}) `repeats` times, alternating,
+    and keep each one's fastest run: {name: {"trace", "costs", "runs_ms"}}.
+
+    On a shared machine a busy moment (another session's round, a browser drawing on the same
+    cores) would otherwise land on one setting only. A setting's repeats use its seed, so they
+    commit the same tokens and differ only in time; "runs_ms" holds every run's decode time.
+    """
+    runs = {name: [] for name in settings}
+    for _ in range(repeats):
+        for name, s in settings.items():
+            trace = Generation(models, prompt, s).run()
+            runs[name].append({"trace": trace, "costs": trace_costs(trace)})
+    return {name: {**min(r, key=lambda run: run["costs"]["decode_ms"]),
+                   "runs_ms": [run["costs"]["decode_ms"] for run in r]} for name, r in runs.items()}
+
+
 def measure(models, prompt: str, settings, warmup_tokens: int = 4, repeats: int = 2) -> dict:
     """Plain decoding and speculative decoding of the same prompt, same target, same verifier.
 
     A short warm-up generation of each runs first (uncounted) so one-off costs (allocations,
-    first kernel calls) do not land on either side. Then the two run `repeats` times, alternating,
-    and each side keeps its fastest run: on a shared machine a busy moment (another session's
-    round, a browser drawing on the same cores) would otherwise land on one side only. The
-    repeats use the same seed, so they commit the same tokens and differ only in time.
-    Returns, per side, the kept trace, its totals and every run's decode time ("runs_ms").
+    first kernel calls) do not land on either side; then `fastest_runs`. Returns, per side, the
+    kept trace, its totals and every run's decode time, and the speedup.
     """
     plain = Settings(drafter=None, verifier=settings.verifier, block_size=1, max_new_tokens=settings.max_new_tokens,
                      sampling=settings.sampling, seed=settings.seed)
@@ -165,12 +179,6 @@ def measure(models, prompt: str, settings, warmup_tokens: int = 4, repeats: int 
         warm = Settings(drafter=s.drafter, verifier=s.verifier, block_size=s.block_size,
                         max_new_tokens=warmup_tokens, sampling=s.sampling, seed=s.seed)
         Generation(models, prompt, warm).run()
-    runs = {name: [] for name in sides}
-    for _ in range(repeats):
-        for name, s in sides.items():
-            trace = Generation(models, prompt, s).run()
-            runs[name].append({"trace": trace, "costs": trace_costs(trace)})
-    out = {name: {**min(r, key=lambda run: run["costs"]["decode_ms"]),
-                  "runs_ms": [run["costs"]["decode_ms"] for run in r]} for name, r in runs.items()}
+    out = fastest_runs(models, prompt, sides, repeats)
     out["speedup"] = speedup(out["plain"]["costs"]["ms_per_token"], out["speculative"]["costs"]["ms_per_token"])
     return out

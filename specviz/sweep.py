@@ -10,13 +10,14 @@ tokens, a gate that opens in a share f of rounds, each adding e tokens for an ex
 (C + f·c) / (A + f·e) ms per token, which is below C / A exactly when e · C/A > c; f only
 scales the gain.
 
-What it leaves out: repeats and medians (the benchmark does that); one run per setting keeps a
-classroom sweep to seconds, so read small differences as noise.
+What it leaves out: medians over many prompts (the benchmark does that); the sweep runs each
+setting twice on one prompt and keeps its faster run, which keeps a classroom sweep to seconds,
+so read small differences as noise.
 """
 import math
 import statistics
 
-from specviz.cost import break_even_tokens, speedup, trace_costs
+from specviz.cost import break_even_tokens, fastest_runs, speedup, trace_costs
 from specviz.engine import Generation, Settings
 
 
@@ -26,21 +27,22 @@ def _warm_up(models, prompt: str, drafter: str, k: int):
 
 
 def threshold_sweep(models, prompt: str, drafters: list[str], thresholds: list[float], k: int = 4,
-                    max_stages: int = 3, max_new_tokens: int = 32) -> dict:
+                    max_stages: int = 3, max_new_tokens: int = 32, repeats: int = 2) -> dict:
     """{"baseline": costs, "rows": [{drafter, threshold, acceptance_length, ms_per_token, speedup,
-    stages_per_round}, ...]} for every drafter x threshold."""
+    stages_per_round}, ...]} for every drafter x threshold, each its fastest of `repeats` runs."""
     for d in drafters:
         _warm_up(models, prompt, d, k)
-    base = trace_costs(Generation(models, prompt, Settings.greedy(None, max_new_tokens)).run())
+    settings = {(None, None): Settings.greedy(None, max_new_tokens)}
+    settings |= {(d, g): Settings.greedy(d, max_new_tokens, block_size=k, loop_threshold=g, max_stages=max_stages)
+                 for d in drafters for g in thresholds}
+    runs = fastest_runs(models, prompt, settings, repeats)
+    base = runs.pop((None, None))["costs"]
     rows = []
-    for d in drafters:
-        for g in thresholds:
-            t = Generation(models, prompt, Settings.greedy(d, max_new_tokens, block_size=k, loop_threshold=g,
-                                                   max_stages=max_stages)).run()
-            c = trace_costs(t)
-            rows.append({"drafter": d, "threshold": g, "acceptance_length": c["acceptance_length"],
-                         "ms_per_token": c["ms_per_token"], "speedup": speedup(base["ms_per_token"], c["ms_per_token"]),
-                         "stages_per_round": c["stages_per_round"]})
+    for (d, g), run in runs.items():
+        c = run["costs"]
+        rows.append({"drafter": d, "threshold": g, "acceptance_length": c["acceptance_length"],
+                     "ms_per_token": c["ms_per_token"], "speedup": speedup(base["ms_per_token"], c["ms_per_token"]),
+                     "stages_per_round": c["stages_per_round"]})
     return {"baseline": base, "rows": rows}
 
 
