@@ -1,4 +1,6 @@
 """Home: draft-then-verify in a few sentences, a live race on one prompt, links to the lessons."""
+import time
+
 import streamlit as st
 
 import appkit
@@ -6,6 +8,8 @@ from specviz import race
 from specviz.app_state import PRESETS
 from specviz.engine import Settings
 from specviz.viz.race import lane_html
+
+REPLAY_SECONDS = 3.0   # the slower runner's measured decode time, stretched to this on screen
 
 appkit.css()
 st.title("Draft, then verify")
@@ -34,19 +38,17 @@ appkit.block_slider(c3, "Proposals per round (k)", 8, "keep_home_k")
 
 
 def run_race(lanes):
-    """Step both runners under the engine lock, redrawing both lanes after every round."""
+    """Run the race under the engine lock, then replay it in the two lanes in slow motion."""
     settings = Settings.greedy(st.session_state["keep_home_drafter"], appkit.new_tokens(40),
                                block_size=st.session_state["keep_home_k"])
     appkit.check(st.session_state["keep_home_prompt"], settings)
     with appkit.engine():
-        runners = race.start(m, st.session_state["keep_home_prompt"], settings)
-    while True:
-        with appkit.engine():
-            moved = race.step(runners)
-        if moved is None:
-            break
-        for lane, r in zip(lanes, runners):
-            lane.html(lane_html(r.name, r.texts, r.ms_per_token, r.done, plain=r is runners[0]))
+        runners = race.finish(race.start(m, st.session_state["keep_home_prompt"], settings))
+    start = time.perf_counter()
+    for at, i, n, ms in race.frames(runners, REPLAY_SECONDS):
+        time.sleep(max(0.0, start + at - time.perf_counter()))
+        r = runners[i]
+        lanes[i].html(lane_html(r.name, r.texts[:n], ms, n == len(r.texts), plain=i == 0))
     return runners
 
 
@@ -55,21 +57,23 @@ lanes = [st.empty(), st.empty()]
 if go:
     try:
         runners = run_race(lanes)
-        st.session_state["home_race"] = [(r.name, r.texts, r.ms_per_token) for r in runners]
+        st.session_state["home_race"] = [(r.name, r.texts, r.ms_per_token, r.elapsed_ms) for r in runners]
     except ValueError as e:
         st.error(str(e))
 result = st.session_state.get("home_race")
 if result:
-    for i, (lane, (name, texts, mspt)) in enumerate(zip(lanes, result)):
+    for i, (lane, (name, texts, mspt, _)) in enumerate(zip(lanes, result)):
         lane.html(lane_html(name, texts, mspt, True, plain=i == 0))
-    (_, plain_texts, plain_ms), (_, spec_texts, spec_ms) = result
+    (_, plain_texts, plain_ms, plain_total), (_, spec_texts, spec_ms, spec_total) = result
     same = [t for t, _ in plain_texts] == [t for t, _ in spec_texts]
     st.markdown(f"**Same text:** {'yes, token for token' if same else 'no'} · "
                 f"**plain** {plain_ms:.1f} ms/token · **speculative** {spec_ms:.1f} ms/token · "
                 f"**speedup** {plain_ms / spec_ms:.2f}×")
     st.caption("Colours in the speculative lane: green = drafted and accepted, orange = the target's correction, "
                "violet = bonus. Decode time only: both runners process the prompt before the start line. "
-               "Lesson 7 takes the time apart; lesson 8 asks what such a number can and cannot tell you.")
+               f"Shown in slow motion: the race ran first with nothing drawn ({plain_total:.0f} ms against "
+               f"{spec_total:.0f} ms of decoding), then replayed over {REPLAY_SECONDS:g} seconds with each lane at its "
+               "measured pace. Lesson 7 takes the time apart; lesson 8 asks what such a number can and cannot tell you.")
 
 st.subheader("Lessons")
 for path, title, _ in appkit.LESSONS:

@@ -44,6 +44,7 @@ def test_home_race_shows_identical_greedy_text_and_measured_speeds():
     body = text(at)
     assert "**Same text:** yes, token for token" in body
     assert "ms/token" in body and "speedup" in body
+    assert any("Shown in slow motion: the race ran first with nothing drawn" in c.value for c in at.caption)
 
 
 def test_sidebar_reports_the_loaded_models():
