@@ -21,8 +21,11 @@ profiled at engine start, and each layer looks its choice up on every call. The 
 one-token step gets its fastest layout as much as a verification does.
 
 What it leaves out: GPUs (cuBLAS has no such gap; models there are left as they are),
-training (the copy of Wᵀ is taken once, at load, so the weights must stay frozen), and more
-than MAX_ROWS rows (a prefill: `F.linear`, whose kernels are built for that).
+training (the copy of Wᵀ is taken once, at load, so the weights must stay frozen), more than
+MAX_ROWS rows (a prefill: `F.linear`, whose kernels are built for that), and weights over
+LARGEST bytes: a larger model's layers stay plain nn.Linear, because timing them would add
+seconds to loading and a copy of Wᵀ would double the model's memory (whether their layout
+matters was not measured; the embedded models' largest weight, the LM head, is 6.3 MB).
 """
 import random
 import statistics
@@ -35,6 +38,7 @@ import torch.nn.functional as F
 LAYOUTS = ("as stored", "Wᵀ copy", "W·xᵀ")
 MAX_ROWS = 25                                       # S·k+1 for DLoop's largest setting (3 stages of 8)
 PROFILED_ROWS = (1, 2, 3, 4, 5, 6, 7, 8, 9, 13, 17, MAX_ROWS)   # a row count uses the next one up
+LARGEST = 16 << 20                                  # bytes of weight; larger layers are left as they are
 PROFILES: dict[tuple[int, int], dict[int, list[float]]] = {}   # (in, out) -> time_layouts, this process
 
 
@@ -104,13 +108,13 @@ class LayoutAwareLinear(torch.nn.Linear):
 
 
 def use_fast_layouts(model: torch.nn.Module) -> torch.nn.Module:
-    """Turn every plain nn.Linear in `model` into a LayoutAwareLinear, in place; returns `model`.
+    """Turn every plain nn.Linear of `model` up to LARGEST bytes into a LayoutAwareLinear, in place.
 
     Each layer shape is timed once per process (`time_layouts`, kept in PROFILES), so the
     target and drafters, and a model set loaded again, share the measurements.
     """
     for layer in model.modules():
-        if type(layer) is torch.nn.Linear:
+        if type(layer) is torch.nn.Linear and layer.weight.numel() * layer.weight.element_size() <= LARGEST:
             shape = (layer.in_features, layer.out_features)
             if shape not in PROFILES:
                 PROFILES[shape] = time_layouts(*shape)

@@ -3,7 +3,7 @@ import pytest
 import torch
 from transformers import AutoModelForCausalLM
 
-from specviz.cpu_linear import LAYOUTS, MAX_ROWS, PROFILED_ROWS, LayoutAwareLinear, fastest, multiply, use_fast_layouts
+from specviz.cpu_linear import LARGEST, LAYOUTS, MAX_ROWS, PROFILED_ROWS, LayoutAwareLinear, fastest, multiply, use_fast_layouts
 from specviz.engine import Settings, encode_prompt
 from specviz.models import MODELS_DIR
 from tests.prompts import PROMPTS
@@ -37,6 +37,11 @@ def test_a_row_count_uses_the_next_profiled_one_up_and_a_prefill_uses_the_weight
     layer.layouts = [2] * (MAX_ROWS + 1)            # no row count up to MAX_ROWS takes F.linear...
     x = torch.randn(MAX_ROWS + 1, 8)                 # ...but a prefill longer than that does
     torch.testing.assert_close(layer(x), x @ layer.weight.t(), atol=1e-5, rtol=1e-5)
+
+
+def test_a_large_layer_is_left_as_it_is_not_timed_and_not_copied():
+    big = torch.nn.Linear(2048, LARGEST // (2048 * 4) + 1, bias=False)   # just over LARGEST in float32
+    assert type(use_fast_layouts(big)) is torch.nn.Linear and not hasattr(big, "weight_t")
 
 
 def test_the_embedded_set_uses_them_on_the_cpu(models):
