@@ -1,8 +1,11 @@
-"""Command line: python -m specviz models|generate|bench|train.
+"""Command line: python -m specviz models|generate|bench|profile|train.
 
   models   --json                     the active model set
   generate --prompt TEXT ...          one generation, its text and a table of rounds
   bench    [--json]                   plain decoding vs every drafter (see specviz.bench)
+  profile  [--json]                   this machine: target steps per second by verification
+                                      width (DSpark's SPS table) and, on a CPU, the weight
+                                      layouts timed at load (see specviz.cpu_linear)
   train    [stage]                    rebuild the embedded models (see specviz.training.recipe)
 """
 import argparse
@@ -78,6 +81,30 @@ def cmd_bench(args):
         print(f"WARNING: greedy output differed from plain decoding: {res['greedy_mismatches']}")
 
 
+def cmd_profile(args):
+    from specviz.budget import sps_table
+    from specviz.checklist import hardware
+    from specviz.cpu_linear import report
+    if not 1 <= args.max_width <= 64:
+        sys.exit(f"error: --max-width must be between 1 and 64, got {args.max_width}")
+    m = load()
+    sps = sps_table(m, "The best way to learn is to", args.max_width, repeats=args.repeats)
+    res = {"hardware": hardware(m.device), "sps": sps, "layouts": report(m.target, rows=(1, 5))}
+    if args.json:
+        print(json.dumps(res))
+        return
+    print(res["hardware"])
+    print(f"\n{'width B':>7} {'ms':>7} {'SPS(B)':>8} {'tokens/s if all kept':>21}")
+    for b, steps in enumerate(sps, 1):
+        print(f"{b:>7} {1000 / steps:>7.2f} {steps:>8.1f} {b * steps:>21.0f}")
+    if res["layouts"]:
+        print("\nthe target's matrix products, µs per call by weight layout (timed at load):")
+        names = [k for k in res["layouts"][0] if k.endswith("µs")]
+        print(f"{'layer':>12} {'rows':>5} " + " ".join(f"{n:>14}" for n in names) + "  in use")
+        for r in res["layouts"]:
+            print(f"{r['layer']:>12} {r['rows']:>5} " + " ".join(f"{r[n]:>14}" for n in names) + f"  {r['in use']}")
+
+
 def cmd_train(args):
     from specviz.training.recipe import STAGES, STEPS, run_stage
     steps = {name: getattr(args, f"{name}_steps") for name in STEPS}
@@ -113,6 +140,11 @@ def main(argv=None):
     s.add_argument("--repeats", type=int, default=2)
     s.add_argument("--json", action="store_true")
     s.set_defaults(fn=cmd_bench)
+    s = sub.add_parser("profile", help="this machine: target speed by verification width, weight layouts")
+    s.add_argument("--max-width", type=int, default=9, help="largest verification width B to time")
+    s.add_argument("--repeats", type=int, default=5)
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(fn=cmd_profile)
     s = sub.add_parser("train", help="rebuild the embedded models")
     s.add_argument("stage", nargs="?", default="all", help="corpus, tokenizer, target, drafter, target-text, block, cards or all")
     from specviz.training.recipe import STEPS

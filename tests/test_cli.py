@@ -35,6 +35,8 @@ def test_bad_input_is_one_clear_line_not_a_traceback():
     assert r.returncode != 0 and "prompt is empty" in r.stderr and "Traceback" not in r.stderr
     r = cli("generate", "--prompt", "Hi", "--block-size", "0")
     assert r.returncode != 0 and "block size" in r.stderr and "Traceback" not in r.stderr
+    r = cli("profile", "--max-width", "0")
+    assert r.returncode != 0 and "--max-width must be between 1 and 64, got 0" in r.stderr
 
 
 def test_bench_json_shape():
@@ -45,3 +47,11 @@ def test_bench_json_shape():
         m = out["methods"][name]
         assert m["acceptance_length"] >= 1 and m["ms_per_token"] > 0 and m["speedup"] > 0
     assert out["greedy_mismatches"] == []
+
+
+def test_profile_json_has_the_sps_table_and_the_layouts_timed_at_load():
+    r = cli("profile", "--json", "--max-width", "3", "--repeats", "1")
+    out = json.loads(r.stdout)
+    assert out["hardware"] and len(out["sps"]) == 3 and all(steps > 0 for steps in out["sps"])
+    assert {row["rows"] for row in out["layouts"]} == {1, 5}            # the embedded set runs on the CPU
+    assert {row["layer"] for row in out["layouts"]} >= {"384 → 4096"}   # the LM head among them
