@@ -81,7 +81,9 @@ def ours(models, measurement: dict) -> dict:
                                  if s.verifier == "greedy" else ""),
         "hardware": hardware(models.device) + f", {str(models.dtype).replace('torch.', '')}",
         "engine": f"specviz (eager PyTorch {torch.__version__}, transformers {transformers.__version__}), batch 1, "
-                  f"KV cache cropped after every round",
+                  f"KV cache cropped after every round"
+                  + ("; each linear layer in the weight layout this CPU multiplied fastest when the models loaded"
+                     if models.device.type == "cpu" else ""),
         "context and output lengths": f"prompt {len(spec['trace'].prompt_ids)} tokens (with the start marker), "
                                       f"{spec['costs']['tokens']} new tokens; context window {models.max_context}",
         "load": "one request at a time: engine calls from every browser session share one lock",

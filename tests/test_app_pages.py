@@ -107,6 +107,7 @@ def test_lesson8_fills_the_checklist_beside_reported_figures():
     ours = table["this app, measured now"]
     assert "identical to the baseline: yes" in ours["sampling rule"]
     assert "ms/token" in ours["result"] and "prefill" in ours["timed boundary"]
+    assert "fastest run counts" in ours["timed boundary"] and "weight layout" in ours["engine"]
     body = text(at)
     assert "4.86 → 6.06" in body and "3.17× → 2.90×" in body and "3.68×" in body
 
