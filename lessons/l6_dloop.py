@@ -87,12 +87,15 @@ if "l6_sweep" in S:
     res = S["l6_sweep"]
     df = pd.DataFrame(res["rows"])
     fig = go.Figure()
-    for d, color in zip(loops, (ACCEPTED, TARGET)):
+    for i, (d, color) in enumerate(zip(loops, (ACCEPTED, TARGET))):
         part = df[df["drafter"] == d]
+        # the first drafter's lines are drawn wide and the second's thin on top, so equal values stay visible
+        width, size = (6, 12) if i == 0 else (2, 6)
         fig.add_trace(go.Scatter(name=f"{appkit.drafter_label(d)}: tokens per check", x=part["threshold"],
-                                 y=part["acceptance_length"], mode="lines+markers", line={"color": color}))
+                                 y=part["acceptance_length"], mode="lines+markers",
+                                 line={"color": color, "width": width}, marker={"size": size}))
         fig.add_trace(go.Scatter(name=f"{d}: speedup", x=part["threshold"], y=part["speedup"], mode="lines+markers",
-                                 line={"color": color, "dash": "dot"}))
+                                 line={"color": color, "dash": "dot", "width": width}, marker={"size": size}))
     st.plotly_chart(base_layout(fig, "acceptance and speedup against the threshold g", xaxis_title="g",
                                 yaxis_title="tokens per check / speedup ×"), key="l6_fig")
     st.dataframe(df.round(3), hide_index=True)
