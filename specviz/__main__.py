@@ -82,13 +82,14 @@ def cmd_bench(args):
 
 
 def cmd_profile(args):
+    from specviz.app_state import PRESETS
     from specviz.budget import sps_table
     from specviz.checklist import hardware
     from specviz.cpu_linear import report
     if not 1 <= args.max_width <= 64:
         sys.exit(f"error: --max-width must be between 1 and 64, got {args.max_width}")
     m = load()
-    sps = sps_table(m, "The best way to learn is to", args.max_width, repeats=args.repeats)
+    sps = sps_table(m, PRESETS[0], args.max_width, repeats=args.repeats)
     res = {"hardware": hardware(m.device), "sps": sps, "layouts": report(m.target, rows=(1, 5))}
     if args.json:
         print(json.dumps(res))

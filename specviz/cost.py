@@ -13,13 +13,13 @@ What it leaves out: overlapping phases (this engine runs draft, verify and commi
 another, so their times add), batch serving, prefill and time to first token.
 """
 import statistics
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import torch
 from transformers import DynamicCache
 
 from specviz.clock import Stopwatch
-from specviz.engine import Generation, Settings
+from specviz.engine import Generation
 
 
 def ms_per_token(total_ms: float, tokens: int) -> float:
@@ -148,14 +148,18 @@ def verification_cost_by_width(models, widths: list[int], context_ids: list[int]
             for w in widths]
 
 
-def fastest_runs(models, prompt: str, settings: dict, repeats: int = 2) -> dict:
+def fastest_runs(models, prompt: str, settings: dict, repeats: int = 2, warmup_tokens: int = 4) -> dict:
     """Decode `prompt` under each of `settings` ({name: Settings}) `repeats` times, alternating,
     and keep each one's fastest run: {name: {"trace", "costs", "runs_ms"}}.
 
-    On a shared machine a busy moment (another session's round, a browser drawing on the same
-    cores) would otherwise land on one setting only. A setting's repeats use its seed, so they
-    commit the same tokens and differ only in time; "runs_ms" holds every run's decode time.
+    A short generation under each setting runs first and is not counted, so one-off costs (first
+    calls of a model, allocations) land on none of them. On a shared machine a busy moment
+    (another session's round, a browser drawing on the same cores) would otherwise land on one
+    setting only. A setting's repeats use its seed, so they commit the same tokens and differ only
+    in time; "runs_ms" holds every run's decode time.
     """
+    for s in settings.values():
+        Generation(models, prompt, replace(s, max_new_tokens=warmup_tokens)).run()
     runs = {name: [] for name in settings}
     for _ in range(repeats):
         for name, s in settings.items():
@@ -165,20 +169,11 @@ def fastest_runs(models, prompt: str, settings: dict, repeats: int = 2) -> dict:
                    "runs_ms": [run["costs"]["decode_ms"] for run in r]} for name, r in runs.items()}
 
 
-def measure(models, prompt: str, settings, warmup_tokens: int = 4, repeats: int = 2) -> dict:
-    """Plain decoding and speculative decoding of the same prompt, same target, same verifier.
-
-    A short warm-up generation of each runs first (uncounted) so one-off costs (allocations,
-    first kernel calls) do not land on either side; then `fastest_runs`. Returns, per side, the
-    kept trace, its totals and every run's decode time, and the speedup.
+def measure(models, prompt: str, settings, repeats: int = 2) -> dict:
+    """Plain decoding and speculative decoding of the same prompt, same target, same verifier,
+    through `fastest_runs`: per side the kept trace, its totals and every run's decode time, and
+    the speedup.
     """
-    plain = Settings(drafter=None, verifier=settings.verifier, block_size=1, max_new_tokens=settings.max_new_tokens,
-                     sampling=settings.sampling, seed=settings.seed)
-    sides = {"plain": plain, "speculative": settings}
-    for s in sides.values():
-        warm = Settings(drafter=s.drafter, verifier=s.verifier, block_size=s.block_size,
-                        max_new_tokens=warmup_tokens, sampling=s.sampling, seed=s.seed)
-        Generation(models, prompt, warm).run()
-    out = fastest_runs(models, prompt, sides, repeats)
+    out = fastest_runs(models, prompt, {"plain": settings.plain(), "speculative": settings}, repeats)
     out["speedup"] = speedup(out["plain"]["costs"]["ms_per_token"], out["speculative"]["costs"]["ms_per_token"])
     return out

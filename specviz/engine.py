@@ -19,7 +19,7 @@ it runs. Prefill is timed separately and is never part of a round.
 What it leaves out: batching several requests into one target forward (the scheduler lesson
 prices that separately), tree drafts.
 """
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 
 import torch
 from transformers import DynamicCache
@@ -77,6 +77,14 @@ class Settings:
         """
         return cls(drafter=drafter, verifier="greedy", max_new_tokens=max_new_tokens,
                    sampling=SamplingSettings(temperature=0), **opts)
+
+    def plain(self) -> "Settings":
+        """The plain-decoding baseline of these settings: same verifier, sampling, seed and length, no drafter.
+
+        >>> Settings.greedy("dspark", 8, block_size=3).plain().drafter, Settings().plain().block_size
+        (None, 1)
+        """
+        return replace(self, drafter=None, block_size=1)
 
 
 def encode_prompt(models: ModelSet, prompt: str, settings: Settings) -> tuple[list[int], list[str]]:

@@ -22,13 +22,12 @@ class Runner:
     name: str
     generation: Generation
     elapsed_ms: float = 0.0
-    tokens: int = 0
     texts: list = field(default_factory=list)     # (text, kind) per committed token
     marks: list = field(default_factory=list)     # (measured ms, tokens) after each round
 
     @property
     def ms_per_token(self) -> float | None:
-        return self.elapsed_ms / self.tokens if self.tokens else None
+        return self.elapsed_ms / len(self.texts) if self.texts else None
 
     @property
     def done(self) -> bool:
@@ -37,9 +36,7 @@ class Runner:
 
 def start(models, prompt: str, speculative: Settings) -> list[Runner]:
     """Two runners: plain decoding (same verifier and sampling, no drafter) and `speculative`."""
-    plain = Settings(drafter=None, verifier=speculative.verifier, block_size=1,
-                     max_new_tokens=speculative.max_new_tokens, sampling=speculative.sampling, seed=speculative.seed)
-    return [Runner("plain decoding", Generation(models, prompt, plain)),
+    return [Runner("plain decoding", Generation(models, prompt, speculative.plain())),
             Runner(f"speculative ({speculative.drafter}, k={speculative.block_size})",
                    Generation(models, prompt, speculative))]
 
@@ -54,7 +51,6 @@ def step(runners: list[Runner]) -> Runner | None:
     if rnd is None:
         return r
     r.elapsed_ms += rnd.total_ms
-    r.tokens += len(rnd.emitted)
     r.texts += [(e["text"], e["kind"]) for e in rnd.emitted]
     r.marks.append((r.elapsed_ms, len(r.texts)))
     return r

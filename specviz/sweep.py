@@ -2,7 +2,7 @@
 drafting stage earns its cost.
 
 Every configuration decodes the same prompt greedily through the same engine; plain decoding
-runs first as the baseline. A short warm-up generation per drafter is not counted.
+runs first as the baseline. A short warm-up generation comes first and is not counted.
 
 A second stage pays when the tokens it adds, priced at what a token costs with one stage a
 round, are worth more than the stage costs. With one stage a round costing C and committing A
@@ -21,17 +21,10 @@ from specviz.cost import break_even_tokens, fastest_runs, speedup, trace_costs
 from specviz.engine import Generation, Settings
 
 
-def _warm_up(models, prompt: str, drafter: str, k: int):
-    """A short generation that is not timed: the first calls of a drafter pay one-off costs."""
-    Generation(models, prompt, Settings.greedy(drafter, 4, block_size=k)).run()
-
-
 def threshold_sweep(models, prompt: str, drafters: list[str], thresholds: list[float], k: int = 4,
                     max_stages: int = 3, max_new_tokens: int = 32, repeats: int = 2) -> dict:
     """{"baseline": costs, "rows": [{drafter, threshold, acceptance_length, ms_per_token, speedup,
     stages_per_round}, ...]} for every drafter x threshold, each its fastest of `repeats` runs."""
-    for d in drafters:
-        _warm_up(models, prompt, d, k)
     settings = {(None, None): Settings.greedy(None, max_new_tokens)}
     settings |= {(d, g): Settings.greedy(d, max_new_tokens, block_size=k, loop_threshold=g, max_stages=max_stages)
                  for d in drafters for g in thresholds}
@@ -98,7 +91,7 @@ def stage_earnings(models, prompt: str, drafter: str, k: int, thresholds: list[f
     """
     settings = {stages: Settings.greedy(drafter, max_new_tokens, block_size=k, max_stages=stages, loop_threshold=-math.inf)
                 for stages in (1, 2)}
-    _warm_up(models, prompt, drafter, k)
+    Generation(models, prompt, Settings.greedy(drafter, 4, block_size=k)).run()   # untimed: one-off costs
     traces = {1: [], 2: []}
     for _ in range(repeats):
         for stages, s in settings.items():
