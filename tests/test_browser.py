@@ -202,7 +202,14 @@ def test_a_prompt_of_markup_is_shown_as_text_and_runs_nothing(app, browser, prom
     page = open_page(browser, f"{app}/draft-and-verify", errors)
     page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
     page.get_by_text("Prompt and settings", exact=True).click()
-    page.get_by_label("Prompt (free text)").fill(prompt)
+    box = page.get_by_label("Prompt (free text)")
+    box.fill(prompt)
+    # commit the text first, as Streamlit's own shortcut does: a click on Start within milliseconds
+    # of fill() raced the text area's commit-on-blur on a starved CI host, and the run kept the old
+    # prompt
+    box.press("Control+Enter")
+    settle(page)
+    sync_api.expect(box).to_have_value(prompt)
     page.get_by_role("button", name="Start with these settings").click()
     settle(page)
     for _ in range(3):
