@@ -19,10 +19,12 @@ NAMES = ["drafter-dflash", "drafter-dspark", "drafter-dspark-loop"]
 
 @pytest.fixture
 def text(tmp_path):
-    path = tmp_path / "text.npy"
-    np.save(path, np.random.default_rng(0).integers(10, 4000, size=(4, 24), dtype=np.uint16))
-    path.with_suffix(".json").write_text(json.dumps({"file": "text.npy", "sequences": 4, "seq_len": 24}))
-    return path
+    """Two files of token rows, as the recipe writes a sampled and a greedy one."""
+    paths = [tmp_path / "sampled.npy", tmp_path / "greedy.npy"]
+    for seed, path in enumerate(paths):
+        np.save(path, np.random.default_rng(seed).integers(10, 4000, size=(4, 24), dtype=np.uint16))
+        path.with_suffix(".json").write_text(json.dumps({"file": path.name, "sequences": 4, "seq_len": 24}))
+    return paths
 
 
 def train(out, text, steps, loop_steps):
@@ -37,6 +39,7 @@ def test_the_loop_drafter_starts_from_the_dspark_drafter(tmp_path, text):
     assert facts["dspark-loop"]["initialized_from"] == {"model": "drafter-dspark", "steps": 2}
     assert json.loads((tmp_path / NAMES[2] / "config.json").read_text())["loop_aware"] is True
     assert "initialized_from" not in facts["dspark"]
+    assert [t["file"] for t in facts["dspark"]["text"]] == ["sampled.npy", "greedy.npy"]
 
 
 def test_an_interrupted_run_resumes_to_the_same_weights(tmp_path, text, monkeypatch):

@@ -155,14 +155,15 @@ def fit(models: dict, target, layers: list, text: torch.Tensor, steps: int, lr: 
     return state
 
 
-def train_block_drafters(target_dir: Path, tok_dir: Path, text_path: Path, models_dir: Path, work_dir: Path,
+def train_block_drafters(target_dir: Path, tok_dir: Path, text_paths: list[Path], models_dir: Path, work_dir: Path,
                          steps: int = 700, loop_steps: int = 300, batch: int = 8, anchors: int = 32, K: int = 8,
                          loop_stages: int = 3, gamma: float = 4.0, lr: float = 2e-3, loop_lr: float = 5e-4,
                          ckpt_every: int = 50, seed: int = 0) -> dict:
     """DFlash and DSpark for `steps`, then DLoop's drafter: DSpark's weights and `loop_steps` loop-aware steps."""
     torch.manual_seed(seed)
     tok = PreTrainedTokenizerFast.from_pretrained(tok_dir)
-    text = torch.from_numpy(np.load(text_path).astype(np.int64))   # [sequences, seq_len]
+    # [sequences, seq_len]: the files' rows together; each batch draws rows from all of them
+    text = torch.from_numpy(np.concatenate([np.load(p) for p in text_paths]).astype(np.int64))
     target = AutoModelForCausalLM.from_pretrained(target_dir, dtype=torch.float32).eval()
     for p in target.parameters():
         p.requires_grad_(False)
@@ -195,7 +196,7 @@ def train_block_drafters(target_dir: Path, tok_dir: Path, text_path: Path, model
         f = {"name": f"drafter-{name}", "parameters": sum(p.numel() for p in m.parameters()),
              "steps": run["steps"], "batch": batch, "seq_len": text.size(1), "anchors_per_sequence": anchors,
              "block_size_k": K, "loop_stages": loop_stages if m.config.loop_aware else 1, "gamma": gamma,
-             "lr": run["lr"], "text": json.loads(text_path.with_suffix(".json").read_text()),
+             "lr": run["lr"], "text": [json.loads(p.with_suffix(".json").read_text()) for p in text_paths],
              "train_seconds": round(run["seconds"]), "target_tokens_seen": run["tokens"]}
         if "initialized_from" in run:
             f["initialized_from"] = run["initialized_from"]

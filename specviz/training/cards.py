@@ -122,6 +122,18 @@ def heldout_prompts(heldout_txt: Path, tok, n: int = 12, length: int = 24, offse
     return cuts[offset:offset + n]
 
 
+def text_row(texts: list[dict]) -> str:
+    """The card's training-text cell, from the target-text files' facts.
+
+    >>> text_row([{"file": "a.npy", "sequences": 2, "seq_len": 8, "prompt_len": 3, "temperature": 0.0}])
+    'a.npy (2 sequences of 8 tokens, greedy): corpus windows of 3 tokens continued by the target (`python -m specviz train target-text`)'
+    """
+    files = ", ".join(f"{t['file']} ({t['sequences']} sequences of {t['seq_len']} tokens, "
+                      + ("greedy" if t["temperature"] == 0 else f"temperature {t['temperature']}") + ")" for t in texts)
+    return (f"{files}: corpus windows of {texts[0]['prompt_len']} tokens continued by the target "
+            "(`python -m specviz train target-text`)")
+
+
 def saturation_note(temperatures: list[float] | None) -> str:
     """Say what a temperature at the top of the calibration grid means, where one is."""
     top = round(TEMPERATURES[-1], 2)
@@ -174,7 +186,7 @@ projected and normalised.
 | DSpark heads | {heads} |
 | loop-aware training | {'yes: %d stages unrolled, first and last supervised' % facts['loop_stages'] if c.loop_aware else 'no'} |
 | training | {start}{facts['steps']} steps x {facts['batch']} sequences x {facts['anchors_per_sequence']} anchors, block k = {facts['block_size_k']}, gamma = {facts['gamma']}, peak lr {facts['lr']} |
-| training text | {text['sequences']} sequences of {text['seq_len']} tokens from {text['file']}: corpus windows of {text['prompt_len']} tokens continued by the target at temperature {text['temperature']} (`python -m specviz train target-text`) |
+| training text | {text_row(text)} |
 | training time | {facts['train_seconds'] / 60:.1f} min on 2 CPU cores, {'for the loop-aware steps alone' if start else 'shared by the DFlash and DSpark drafters'} |
 | held-out acceptance length (greedy, committed tokens per target pass) | {', '.join(f'k={k}: {v}' for k, v in acceptance.items())} |
 | survival calibration (ECE of a_k vs measured survival) | {facts['survival_ece'] if facts['survival_ece'] is not None else '- (no confidence head)'}{f" (before temperature scaling: {ece_uncalibrated}; temperatures per position {model.config.confidence_temperature})" if ece_uncalibrated is not None else ''} |

@@ -28,6 +28,9 @@ DATA, RUNS, MODELS = ROOT / "data", ROOT / "runs", ROOT / "models"
 STAGES = ["corpus", "tokenizer", "target", "drafter", "target-text", "block", "cards"]
 # optimizer steps of each trained stage: what the shipped models were trained with
 STEPS = {"target": 1000, "drafter": 400, "block": 700, "loop": 300}
+# the block drafters' training text, file -> (temperature, seed): half sampled, half greedy, as the
+# engine serves both; the greedy file's seeds (5000 on) pick other corpus windows than 0..31
+TARGET_TEXT = {"target_text.npy": (0.8, 0), "target_text_greedy.npy": (0.0, 5000)}
 
 
 def run_stage(stage: str, steps: dict = STEPS) -> dict:
@@ -47,9 +50,11 @@ def run_stage(stage: str, steps: dict = STEPS) -> dict:
                         RUNS, steps=steps["drafter"], lr=2e-3, teacher=MODELS / "target")
     if stage == "target-text":
         tok = PreTrainedTokenizerFast.from_pretrained(DATA / "tokenizer")
-        return write_target_text(MODELS / "target", encode_corpus(tok, DATA / "train.txt"), DATA / "target_text.npy")
+        corpus = encode_corpus(tok, DATA / "train.txt")
+        return {name: write_target_text(MODELS / "target", corpus, DATA / name, temperature=t, seed=seed)
+                for name, (t, seed) in TARGET_TEXT.items()}
     if stage == "block":
-        return train_block_drafters(MODELS / "target", DATA / "tokenizer", DATA / "target_text.npy", MODELS, RUNS,
+        return train_block_drafters(MODELS / "target", DATA / "tokenizer", [DATA / f for f in TARGET_TEXT], MODELS, RUNS,
                                     steps=steps["block"], loop_steps=steps["loop"])
     if stage == "cards":
         facts = {"target": write_card(MODELS / "target", DATA / "heldout.txt", "the target"),
