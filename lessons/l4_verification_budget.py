@@ -59,13 +59,13 @@ st.subheader("The SPS table, profiled on the running target")
 fig = go.Figure([go.Scatter(x=list(range(1, len(sps) + 1)), y=sps, mode="lines+markers", line={"color": TARGET})])
 st.plotly_chart(base_layout(fig, "target steps per second at B verification tokens", xaxis_title="B",
                             yaxis_title="steps per second", yaxis_rangemode="tozero"), key="l4_sps")
-st.caption("One forward over B tokens of one sequence, median of 2 (this engine does not batch requests, so this "
+st.caption("One forward over B tokens of one sequence, the fastest of 5 (this engine does not batch requests, so this "
            "stands in for a batched verification of B tokens).")
 
 st.subheader("Algorithm 1, one candidate at a time")
 alloc = algorithm1(conf, sps)
 rows = [{"step": 0, "candidate": "anchors only", "a": None, "B": len(conf), "τ": float(len(conf)),
-         "Θ": alloc["theta0"], "decision": "start"}]
+         "Θ": round(alloc["theta0"], 2), "decision": "start"}]
 for n, s in enumerate(alloc["steps"], 1):
     rows.append({"step": n, "candidate": f"request {s.request + 1}, token {s.position}", "a": round(s.a, 3), "B": s.B,
                  "τ": round(s.tau, 3), "Θ": round(s.theta, 2),

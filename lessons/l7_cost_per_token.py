@@ -89,7 +89,7 @@ st.plotly_chart(figs.break_even(s["mean_round_ms"], p["ms_per_token"], res["sett
 
 # --- verification cost against width ---------------------------------------------------------------
 st.subheader("How much more does checking several positions cost?")
-st.markdown("One target forward over *w* new tokens, on top of the prompt, timed here (median of 5). "
+st.markdown("One target forward over *w* new tokens, on top of the prompt, timed here (the fastest of 5). "
             "On a GPU with a small batch the curve stays flat for a while: the step is dominated by reading "
             "the weights, which several positions share. On a small CPU model, arithmetic shows sooner.")
 

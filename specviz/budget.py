@@ -28,7 +28,7 @@ def draft_requests(models, prompts: list[str], drafter: str = "dspark", k: int =
     return rounds
 
 
-def sps_table(models, prompt: str, max_tokens: int, repeats: int = 2) -> list[float]:
+def sps_table(models, prompt: str, max_tokens: int, repeats: int = 5) -> list[float]:
     """Target steps per second at B = 1..max_tokens verification tokens, profiled now."""
     ids, _ = encode_prompt(models, prompt, Settings(max_new_tokens=1))
     rows = verification_cost_by_width(models, list(range(1, max_tokens + 1)), ids, repeats=repeats)
