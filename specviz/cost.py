@@ -123,8 +123,8 @@ def verification_cost_by_width(models, widths: list[int], context_ids: list[int]
     of `repeats` calls.
 
     The fastest, not the median, as in `fastest_runs`: whatever else runs on the cores (a
-    browser drawing the page's spinner, another session) only adds time, and it can cover half
-    the calls; in lesson 4 under a headless browser a median of 2 put a one-token step at
+    browser rendering the page, another session) only adds time, and it can cover half the
+    calls; in lesson 4 under a headless browser a median of 2 put a one-token step at
     33 ms, against 7-10 ms in a quiet process. Widths are interleaved within each repeat so a busy
     moment falls on all of them alike; the cache is cropped back after every call so each sees
     the same context. Repeat 0 warms up and is not counted.
@@ -150,7 +150,13 @@ def verification_cost_by_width(models, widths: list[int], context_ids: list[int]
     return [{"width": w, "ms": min(times[w]), "relative": min(times[w]) / one} for w in widths]
 
 
-def fastest_runs(models, prompt: str, settings: dict, repeats: int = 2, warmup_tokens: int = 4) -> dict:
+def warm_up(models, prompt: str, settings, tokens: int = 4) -> None:
+    """A short generation under `settings` that nobody times: the first calls of a model (and of
+    a block size) pay one-off costs, such as allocations, that must not land on a measured run."""
+    Generation(models, prompt, replace(settings, max_new_tokens=tokens)).run()
+
+
+def fastest_runs(models, prompt: str, settings: dict, repeats: int = 2) -> dict:
     """Decode `prompt` under each of `settings` ({name: Settings}) `repeats` times, alternating,
     and keep each one's fastest run: {name: {"trace", "costs", "runs_ms"}}.
 
@@ -161,7 +167,7 @@ def fastest_runs(models, prompt: str, settings: dict, repeats: int = 2, warmup_t
     in time; "runs_ms" holds every run's decode time.
     """
     for s in settings.values():
-        Generation(models, prompt, replace(s, max_new_tokens=warmup_tokens)).run()
+        warm_up(models, prompt, s)
     runs = {name: [] for name in settings}
     for _ in range(repeats):
         for name, s in settings.items():

@@ -17,6 +17,7 @@ import statistics
 
 import torch
 
+from specviz.cost import warm_up
 from specviz.engine import Generation, Settings
 
 PHRASES = [" of course", " no problem", " of problem", " no course"]
@@ -86,7 +87,7 @@ def draft_cost(models, prompt: str, drafters: list[str], ks: list[int], max_new_
     alike; the median is over every round of every pass.
     """
     for d in drafters:
-        Generation(models, prompt, Settings.greedy(d, max_new_tokens, block_size=ks[0])).run()
+        warm_up(models, prompt, Settings.greedy(d, max_new_tokens, block_size=ks[0]))
     times = {(d, k): [] for d in drafters for k in ks}
     for _ in range(repeats):
         for d, k in times:

@@ -17,7 +17,7 @@ so read small differences as noise.
 import math
 import statistics
 
-from specviz.cost import break_even_tokens, fastest_runs, speedup, trace_costs
+from specviz.cost import break_even_tokens, fastest_runs, speedup, trace_costs, warm_up
 from specviz.engine import Generation, Settings
 
 
@@ -91,7 +91,8 @@ def stage_earnings(models, prompt: str, drafter: str, k: int, thresholds: list[f
     """
     settings = {stages: Settings.greedy(drafter, max_new_tokens, block_size=k, max_stages=stages, loop_threshold=-math.inf)
                 for stages in (1, 2)}
-    Generation(models, prompt, Settings.greedy(drafter, 4, block_size=k)).run()   # untimed: one-off costs
+    for s in settings.values():
+        warm_up(models, prompt, s)
     traces = {1: [], 2: []}
     for _ in range(repeats):
         for stages, s in settings.items():
