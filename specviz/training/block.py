@@ -156,10 +156,13 @@ def fit(models: dict, target, layers: list, text: torch.Tensor, steps: int, lr: 
 
 
 def train_block_drafters(target_dir: Path, tok_dir: Path, text_paths: list[Path], models_dir: Path, work_dir: Path,
-                         steps: int = 700, loop_steps: int = 300, batch: int = 8, anchors: int = 32, K: int = 8,
+                         steps: int, loop_steps: int, batch: int = 8, anchors: int = 32, K: int = 8,
                          loop_stages: int = 3, gamma: float = 4.0, lr: float = 2e-3, loop_lr: float = 5e-4,
                          ckpt_every: int = 50, seed: int = 0) -> dict:
-    """DFlash and DSpark for `steps`, then DLoop's drafter: DSpark's weights and `loop_steps` loop-aware steps."""
+    """DFlash and DSpark for `steps`, then DLoop's drafter: DSpark's weights and `loop_steps` loop-aware steps.
+
+    The step counts have no default: the shipped ones are `specviz.training.recipe.STEPS`.
+    """
     torch.manual_seed(seed)
     tok = PreTrainedTokenizerFast.from_pretrained(tok_dir)
     # [sequences, seq_len]: the files' rows together; each batch draws rows from all of them
