@@ -92,25 +92,22 @@ class BlockDrafter(Drafter):
                             "max_stages": self.max_stages})
         ctx = self.ctx_kv
         anchor, start = committed[-1], self.n_ctx
-        confidence, conf_logits = [], []
+        conf_logits = []
         while True:
             pos = torch.arange(start, start + k, device=device)
             block = torch.tensor([anchor] + [self.mask_id] * (k - 1), device=device)
             h = m.forward_block(block, pos, ctx)
             base = m.lm_head(h)
-            prev, logprob = anchor, 0.0
+            prev = [anchor]   # the token before each proposal: the anchor, then the proposals
             for i in range(k):
-                logits = base[i]
-                if self.markov:
-                    prev_t = torch.tensor(prev, device=device)
-                    logits = logits + m.markov_bias(prev_t)
-                    conf_logits.append(float(m.confidence_logit(h[i], prev_t)))
-                    confidence.append(m.confidence_prob(conf_logits[-1], len(confidence)))
-                token, q = pick(logits)
+                token, q = pick(base[i] + m.markov_bias(prev[-1]) if self.markov else base[i])
                 draft.tokens.append(token)
                 draft.q.append(q)
-                logprob += float(torch.log(q[token].clamp_min(1e-30)))
-                prev = token
+                prev.append(token)
+            stage = torch.stack(draft.q[-k:])
+            logprob = sum(stage[torch.arange(k), prev[1:]].clamp_min(1e-30).log().tolist())
+            if self.markov:   # the confidence head reads what the loop chose, so it runs once, after it
+                conf_logits += m.confidence_logit(h, torch.tensor(prev[:-1], device=device)).tolist()
             go_on = len(draft.info["stages"]) + 1 < self.max_stages and logprob >= self.g
             draft.info["stages"].append({"start": len(draft.tokens) - k, "end": len(draft.tokens),
                                          "logprob_sum": logprob, "continue": go_on})
@@ -120,7 +117,8 @@ class BlockDrafter(Drafter):
             prov = m.context_kv(h, pos)
             ctx = [(torch.cat([ck, pk], 1), torch.cat([cv, pv], 1)) for (ck, cv), (pk, pv) in zip(ctx, prov)]
             anchor, start = draft.tokens[-1], start + k
-        if confidence:
+        if conf_logits:
+            confidence = [m.confidence_prob(c, i) for i, c in enumerate(conf_logits)]
             survival, a = [], 1.0
             for c in confidence:
                 a *= c
