@@ -5,7 +5,11 @@ moments of a shared machine fall on all methods alike. Per run:
   ms_per_token      = decode time (sum of round times; prefill excluded) / committed tokens
   acceptance_length = committed tokens / target verifications (rounds)
   stages            = drafting stages per round (above 1 only where DLoop's gate drafted again)
-Each figure is the median over runs; speedup = baseline ms/token / method ms/token.
+  verify_ms_per_token = verification time alone / committed tokens
+Each figure is the median over runs; speedup = baseline ms/token / method ms/token, and
+verify_only_speedup = baseline ms/token / verify_ms_per_token: the speedup the same rounds would
+give if drafting and bookkeeping cost nothing, a ceiling that no cheaper drafter of the same
+acceptance can pass (only more tokens a round, or a cheaper check, can).
 A drafter is run at each block size asked for (DLoop also at each loop threshold) and
 reported at its best variant.
 
@@ -14,7 +18,7 @@ What it leaves out: batch serving (many requests), prefill speed, time to first 
 import statistics
 
 from specviz.checklist import hardware
-from specviz.cost import trace_costs
+from specviz.cost import speedup, trace_costs
 from specviz.engine import Generation, Settings
 from specviz.models import LOOPING
 
@@ -35,7 +39,8 @@ def run_once(models, prompt: str, settings: Settings) -> dict:
     c = trace_costs(trace)
     return {"ms_per_token": c["ms_per_token"], "acceptance_length": c["acceptance_length"],
             "overhead_fraction": c["overhead_ms"] / c["decode_ms"], "draft_ms": c["draft_ms"] / c["rounds"],
-            "verify_ms": c["verify_ms"] / c["rounds"], "stages": c["stages_per_round"], "new_ids": trace.new_ids}
+            "verify_ms": c["verify_ms"] / c["rounds"], "verify_ms_per_token": c["verify_ms"] / c["tokens"],
+            "stages": c["stages_per_round"], "new_ids": trace.new_ids}
 
 
 def variants(drafter: str, block_sizes: list[int], thresholds: list[float]) -> dict:
@@ -80,12 +85,13 @@ def bench(models, drafters: list[str], block_sizes: list[int], max_new_tokens: i
                 progress(rep, prompt)
     med = {name: {key: statistics.median(r[key] for r in rs)
                   for key in ("ms_per_token", "acceptance_length", "overhead_fraction", "draft_ms", "verify_ms",
-                              "stages")}
+                              "verify_ms_per_token", "stages")}
            for name, rs in runs.items()}
     base = med.pop("baseline")
     methods = {}
     for d in drafters:
-        found = {name.split("@", 1)[1]: dict(m, speedup=base["ms_per_token"] / m["ms_per_token"])
+        found = {name.split("@", 1)[1]: dict(m, speedup=speedup(base["ms_per_token"], m["ms_per_token"]),
+                                             verify_only_speedup=speedup(base["ms_per_token"], m["verify_ms_per_token"]))
                  for name, m in med.items() if name.split("@", 1)[0] == d}
         best = max(found, key=lambda v: found[v]["speedup"])
         opts = {k: v for k, v in vars(configs[f"{d}@{best}"]).items() if k in ("block_size", "loop_threshold")}

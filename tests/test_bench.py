@@ -17,3 +17,13 @@ def test_stages_per_round_count_dloop_drafting_again(models):
     assert res["greedy_mismatches"] == []
     # hosts differ from run to run, so a result names the machine it was measured on
     assert res["settings"]["hardware"].startswith("CPU " if models.device.type == "cpu" else "GPU ")
+
+
+def test_the_verify_only_ceiling_is_the_baseline_over_verification_time_per_token(models):
+    # with drafting and bookkeeping taken out of each round, the same rounds could only be
+    # faster: the ceiling is above the measured speedup in every variant
+    res = bench(models, ["dspark", "lookup"], [2, 4], max_new_tokens=12, repeats=1, prompts=["The best way to learn is to"])
+    for method in res["methods"].values():
+        for v in method["variants"].values():
+            assert v["verify_only_speedup"] == res["baseline"]["ms_per_token"] / v["verify_ms_per_token"]
+            assert v["verify_only_speedup"] > v["speedup"]
