@@ -1,10 +1,11 @@
 """Linear layers that use, for each row count, the weight layout this CPU multiplies fastest.
 
-`nn.Linear` computes y = x·Wᵀ with W stored [out, in]. torch's BLAS can do the same product
-three ways, equal up to float rounding (about 1e-6): as stored (`F.linear`), against a
-contiguous copy of Wᵀ, or as (W·xᵀ)ᵀ. For the few rows of a decode step (M = 1) or a
-verification (M = k+1) their speeds differ by as much as 3.5x, and which one wins depends on the CPU,
-the layer's shape and M. Microseconds per call, medians, on two hosts this project ran on:
+`nn.Linear` computes y = x·Wᵀ with W stored [out, in]. torch can do the same product four
+ways, equal up to float rounding (about 1e-6): with MKL as stored (`F.linear`), against a
+contiguous copy of Wᵀ, or as (W·xᵀ)ᵀ; or with oneDNN against a copy of W that oneDNN packed for
+a few rows. For the few rows of a decode step (M = 1) or a verification (M = k+1) their speeds
+differ by as much as 3.5x, and which one wins depends on the CPU, the layer's shape and M.
+Microseconds per call, medians, on two hosts this project ran on (the first three ways):
 
     layer        M    AMD EPYC (AVX2)              Intel Xeon (AVX-512, AMX)
                       F.linear  Wᵀ copy  W·xᵀ      F.linear  Wᵀ copy  W·xᵀ
@@ -13,18 +14,23 @@ the layer's shape and M. Microseconds per call, medians, on two hosts this proje
     384 -> 4096  1     1203       550    1223        264       154     224      (the LM head)
     384 -> 4096  5     2078      2697     777        398       393     531
 
+On the AMD EPYC host of 2026-12-01 (MKL, AVX2) the oneDNN copy kept a check nearly as cheap
+as a one-token step, where MKL's ways grew with M: the LM head took 318, 320, 414, 486 µs at
+1, 3, 5, 9 rows against the best of the other three at 272, 524, 627, 758; 384 -> 1024 took
+121-144 µs against 134-197 from 3 rows up (at one row MKL's Wᵀ copy stays faster, 78 µs).
+
 A choice written down for one host was the slowest on the other: verifying 4 tokens cost 1.7
 one-token steps on the Xeon with the EPYC's choice, and about 1.3 with its own. So nothing is
-written down: `use_fast_layouts` times the three on this machine when a model loads (for each
-shape and each row count up to MAX_ROWS; 0.7 s for the embedded models), like DSpark's step-rate table
+written down: `use_fast_layouts` times the four on this machine when a model loads (for each
+shape and each row count up to MAX_ROWS; about 1.3 s for the embedded models on the EPYC), like DSpark's step-rate table
 profiled at engine start, and each layer looks its choice up on every call. The baseline's
 one-token step gets its fastest layout as much as a verification does.
 
 What it leaves out: GPUs (cuBLAS has no such gap; models there are left as they are),
-training (the copy of Wᵀ is taken once, at load, so the weights must stay frozen), more than
+training (the copies are taken once, at load, so the weights must stay frozen), more than
 MAX_ROWS rows (a prefill: `F.linear`, whose kernels are built for that), and weights over
 LARGEST bytes: a larger model's layers stay plain nn.Linear, because timing them would add
-seconds to loading and a copy of Wᵀ would double the model's memory (whether their layout
+seconds to loading and a copy would double the model's memory (whether their layout
 matters was not measured; the embedded models' largest weight, the LM head, is 6.3 MB).
 """
 import random
@@ -35,20 +41,38 @@ from collections import Counter
 import torch
 import torch.nn.functional as F
 
-LAYOUTS = ("as stored", "Wᵀ copy", "W·xᵀ")
+LAYOUTS = ("as stored", "Wᵀ copy", "W·xᵀ", "oneDNN packed")
 MAX_ROWS = 25                                       # S·k+1 for DLoop's largest setting (3 stages of 8)
 PROFILED_ROWS = (1, 2, 3, 4, 5, 6, 7, 8, 9, 13, 17, MAX_ROWS)   # a row count uses the next one up
 LARGEST = 16 << 20                                  # bytes of weight; larger layers are left as they are
+PACKED_FOR = 8                                      # the row count oneDNN packs for (timed flat from 1 to 9)
 PROFILES: dict[tuple[int, int], dict[int, list[float]]] = {}   # (in, out) -> time_layouts, this process
 
 
-def multiply(layout: int, x: torch.Tensor, weight: torch.Tensor, weight_t: torch.Tensor | None) -> torch.Tensor:
-    """x·Wᵀ for 2-D x, computed in one of the LAYOUTS."""
+def prepare(layout: int, weight: torch.Tensor) -> torch.Tensor | None:
+    """The copy of W that `layout` multiplies against (None where oneDNN is not built in).
+
+    >>> w = torch.arange(6.0).view(3, 2)
+    >>> prepare(1, w).tolist(), prepare(2, w).data_ptr() == w.data_ptr()
+    ([[0.0, 2.0, 4.0], [1.0, 3.0, 5.0]], True)
+    """
+    weight = weight.detach()
     if layout == 1:
-        return x @ weight_t
+        return weight.t().contiguous()
+    if layout == 3:
+        return torch.ops.mkldnn._reorder_linear_weight(weight, PACKED_FOR) if torch.backends.mkldnn.is_available() else None
+    return weight
+
+
+def multiply(layout: int, x: torch.Tensor, prepared: torch.Tensor) -> torch.Tensor:
+    """x·Wᵀ for 2-D x, computed in one of the LAYOUTS against that layout's `prepare`d copy of W."""
+    if layout == 1:
+        return x @ prepared
     if layout == 2:
-        return (weight @ x.t()).t()
-    return F.linear(x, weight)
+        return (prepared @ x.t()).t()
+    if layout == 3:
+        return torch.ops.mkldnn._linear_pointwise(x.contiguous(), prepared, None, "none", [], "")
+    return F.linear(x, prepared)
 
 
 def fastest(times: dict[int, list[float]]) -> list[int]:
@@ -71,25 +95,29 @@ def time_layouts(in_features: int, out_features: int, repeats: int = 7) -> dict[
     Enough copies of the weight are cycled through (16 MB or more, beyond a core's own cache) that
     each call reads its weight from further out, as a layer does inside a whole forward pass.
     Calls are shuffled within each repeat so a busy moment of a shared machine hits all alike.
+    A layout this build of torch lacks (oneDNN) is never timed and reads as infinitely slow.
     """
     size = in_features * out_features * 4
     weights = [torch.randn(out_features, in_features) for _ in range(min(24, max(2, (16 << 20) // size + 1)))]
-    copies = [w.t().contiguous() for w in weights]
+    copies = [[prepare(layout, w) for w in weights] for layout in range(len(LAYOUTS))]
     inputs = {rows: torch.randn(rows, in_features) for rows in PROFILED_ROWS}
-    calls = [(rows, layout) for rows in PROFILED_ROWS for layout in range(len(LAYOUTS))]
+    calls = [(rows, layout) for rows in PROFILED_ROWS for layout in range(len(LAYOUTS)) if copies[layout][0] is not None]
     times = {rows: [[] for _ in LAYOUTS] for rows in PROFILED_ROWS}
     for rep in range(repeats + 1):
         random.Random(rep).shuffle(calls)   # no row count or layout always comes first
         for n, (rows, layout) in enumerate(calls):
             start = time.perf_counter()
-            multiply(layout, inputs[rows], weights[n % len(weights)], copies[n % len(weights)])
+            multiply(layout, inputs[rows], copies[layout][n % len(weights)])
             if rep:   # repeat 0 warms up
                 times[rows][layout].append((time.perf_counter() - start) * 1e6)
-    return {rows: [statistics.median(t) for t in per_layout] for rows, per_layout in times.items()}
+    return {rows: [statistics.median(t) if t else float("inf") for t in per_layout] for rows, per_layout in times.items()}
 
 
 class LayoutAwareLinear(torch.nn.Linear):
-    """nn.Linear that multiplies in `layouts[rows]`; `weight_t` is a frozen copy of Wᵀ if one is used.
+    """nn.Linear that multiplies in `layouts[rows]`; `prepared` holds the copy of W each layout in use needs.
+
+    The copies are a plain attribute, not buffers: oneDNN's packed weight is an opaque tensor
+    that a buffer's .to() and state_dict could not carry, and none of them is saved.
 
     >>> layer = torch.nn.Linear(2, 3, bias=False)
     >>> x = torch.randn(4, 2)
@@ -101,7 +129,7 @@ class LayoutAwareLinear(torch.nn.Linear):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         rows = x.reshape(-1, x.size(-1))
         layout = self.layouts[rows.size(0)] if rows.size(0) <= MAX_ROWS else 0
-        y = multiply(layout, rows, self.weight, self.weight_t)
+        y = multiply(layout, rows, self.prepared[layout] if layout else self.weight)
         if self.bias is not None:
             y = y + self.bias
         return y.reshape(*x.shape[:-1], self.out_features)
@@ -111,7 +139,8 @@ def use_fast_layouts(model: torch.nn.Module) -> torch.nn.Module:
     """Turn every plain nn.Linear of `model` up to LARGEST bytes into a LayoutAwareLinear, in place.
 
     Each layer shape is timed once per process (`time_layouts`, kept in PROFILES), so the
-    target and drafters, and a model set loaded again, share the measurements.
+    target and drafters, and a model set loaded again, share the measurements. A copy of W is
+    made only for a layout some row count uses.
     """
     for layer in model.modules():
         if type(layer) is torch.nn.Linear and layer.weight.numel() * layer.weight.element_size() <= LARGEST:
@@ -120,8 +149,7 @@ def use_fast_layouts(model: torch.nn.Module) -> torch.nn.Module:
                 PROFILES[shape] = time_layouts(*shape)
             layer.__class__ = LayoutAwareLinear
             layer.layouts = fastest(PROFILES[shape])
-            copy = layer.weight.detach().t().contiguous() if 1 in layer.layouts else None
-            layer.register_buffer("weight_t", copy, persistent=False)
+            layer.prepared = {layout: prepare(layout, layer.weight) for layout in set(layer.layouts) - {0}}
     return model
 
 
