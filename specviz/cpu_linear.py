@@ -69,7 +69,9 @@ def multiply(layout: int, x: torch.Tensor, prepared: torch.Tensor) -> torch.Tens
     if layout == 1:
         return x @ prepared
     if layout == 2:
-        return (prepared @ x.t()).t()
+        # contiguous, as the other layouts' results are: a transposed result reaches attention as a query
+        # whose last dimension has a stride, and SDPA then leaves its flash kernel for the math one
+        return (prepared @ x.t()).t().contiguous()
     if layout == 3:
         return torch.ops.mkldnn._linear_pointwise(x.contiguous(), prepared, None, "none", [], "")
     return F.linear(x, prepared)
