@@ -81,6 +81,11 @@ st.markdown(
     f"Speculative: **{s['decode_ms']:.1f} ms ÷ {s['tokens']} committed tokens = {s['ms_per_token']:.2f} ms/token** "
     f"over {s['rounds']} rounds (draft {s['draft_ms']:.1f} ms, verify {s['verify_ms']:.1f} ms, overhead "
     f"{s['overhead_ms']:.1f} ms). Plain: {p['decode_ms']:.1f} ms ÷ {p['tokens']} tokens.")
+st.markdown(
+    f"Verification alone costs {s['verify_ms']:.1f} ms ÷ {s['tokens']} tokens = {s['verify_ms_per_token']:.2f} ms/token. "
+    f"If drafting and bookkeeping cost nothing, these rounds would be "
+    f"**{cost.speedup(p['ms_per_token'], s['verify_ms_per_token']):.2f}×** faster than plain decoding: the most a "
+    f"cheaper drafter with the same acceptance could reach. Past it, only more tokens a round or a cheaper check help.")
 st.plotly_chart(figs.round_costs(res["speculative"]["trace"].rounds, p["ms_per_token"]), key="l7_rounds")
 st.markdown("A round must commit more tokens than **round time ÷ plain ms per token** to pay for itself. "
             "The green dot is where this measurement landed.")
@@ -111,10 +116,10 @@ with st.expander("Why the curve has this shape here: how this CPU multiplies a f
     layouts = cpu_linear.report(m.target, rows=(1, S["keep_l7_k"] + 1))
     if layouts:
         st.markdown(
-            "Each linear layer computes x·Wᵀ, and torch can get the same numbers three ways: with W **as stored**, "
-            "against a **Wᵀ copy**, or as **W·xᵀ**. For the few rows of a one-token step or a verification their "
-            "speed can differ by 3×, and which wins depends on the CPU, the layer's shape and the number of rows. "
-            "So specviz times all three for every shape when the models load, and each layer uses the fastest for "
+            "Each linear layer computes x·Wᵀ, and torch can get the same numbers four ways: with W **as stored**, "
+            "against a **Wᵀ copy**, as **W·xᵀ**, or with oneDNN against a copy it **packed** for a few rows. For the "
+            "few rows of a one-token step or a verification their speed can differ by 3×, and which wins depends on "
+            "the CPU, the layer's shape and the number of rows. So specviz times all four for every shape when the models load, and each layer uses the fastest for "
             "the rows it is given, the plain step as much as the check (`specviz/cpu_linear.py`). The seed's "
             "“kernel shapes … can move the break-even point”, measured on this machine for the target's layers, "
             f"at 1 row and at k + 1 = {S['keep_l7_k'] + 1}:")

@@ -87,6 +87,7 @@ def test_lesson7_measures_live_costs_and_widths():
     labels = [m.label for m in at.metric]
     assert "plain decoding, per token" in labels and "tokens per round" in labels
     assert "committed tokens =" in text(at)
+    assert "If drafting and bookkeeping cost nothing" in text(at)
     charts = len(at.get("plotly_chart"))
     button(at, "Time the target").click().run()
     assert not at.exception
@@ -96,7 +97,7 @@ def test_lesson7_measures_live_costs_and_widths():
     layouts = at.dataframe[0].value
     assert set(layouts["rows"]) == {1, at.slider(key="keep_l7_k").value + 1}
     assert "384 → 4096" in set(layouts["layer"])                       # the LM head
-    assert set(layouts["in use"]) <= {"as stored", "Wᵀ copy", "W·xᵀ"}
+    assert set(layouts["in use"]) <= {"as stored", "Wᵀ copy", "W·xᵀ", "oneDNN packed"}
 
 
 def test_lesson8_fills_the_checklist_beside_reported_figures():

@@ -44,6 +44,7 @@ def test_trace_totals_divide_total_time_by_total_tokens_not_mean_of_ratios():
     assert c["ms_per_token"] == pytest.approx(28 / 5)      # not (3.5 + 14) / 2
     assert c["acceptance_length"] == 2.5 and c["verify_ms"] == 18.0
     assert c["stages_per_round"] == 1.5
+    assert c["verify_ms_per_token"] == 18.0 / 5            # the round times without drafting and bookkeeping
     assert speedup(10.0, c["ms_per_token"]) == pytest.approx(10 / 5.6)
 
 
