@@ -50,7 +50,9 @@ PROFILES: dict[tuple[int, int], dict[int, list[float]]] = {}   # (in, out) -> ti
 
 
 def prepare(layout: int, weight: torch.Tensor) -> torch.Tensor | None:
-    """The copy of W that `layout` multiplies against (None where oneDNN is not built in).
+    """The copy of W that `layout` multiplies against; None for oneDNN's but on float32 weights
+    on a CPU whose torch has oneDNN (the layouts were timed in float32: a host that runs the
+    embedded set in bfloat16 gets MKL's ways).
 
     >>> w = torch.arange(6.0).view(3, 2)
     >>> prepare(1, w).tolist(), prepare(2, w).data_ptr() == w.data_ptr()
@@ -60,7 +62,8 @@ def prepare(layout: int, weight: torch.Tensor) -> torch.Tensor | None:
     if layout == 1:
         return weight.t().contiguous()
     if layout == 3:
-        return torch.ops.mkldnn._reorder_linear_weight(weight, PACKED_FOR) if torch.backends.mkldnn.is_available() else None
+        usable = torch.backends.mkldnn.is_available() and weight.dtype == torch.float32 and weight.device.type == "cpu"
+        return torch.ops.mkldnn._reorder_linear_weight(weight, PACKED_FOR) if usable else None
     return weight
 
 
@@ -119,7 +122,8 @@ class LayoutAwareLinear(torch.nn.Linear):
     """nn.Linear that multiplies in `layouts[rows]`; `prepared` holds the copy of W each layout in use needs.
 
     The copies are a plain attribute, not buffers: oneDNN's packed weight is an opaque tensor
-    that a buffer's .to() and state_dict could not carry, and none of them is saved.
+    that a buffer's .to() and state_dict could not carry, and none of them is saved. So a
+    .to() (a host's dtype) takes them again from the converted weight (`take_copies`).
 
     >>> layer = torch.nn.Linear(2, 3, bias=False)
     >>> x = torch.randn(4, 2)
@@ -136,6 +140,19 @@ class LayoutAwareLinear(torch.nn.Linear):
             y = y + self.bias
         return y.reshape(*x.shape[:-1], self.out_features)
 
+    def _apply(self, fn, recurse=True):
+        super()._apply(fn, recurse)
+        take_copies(self)
+        return self
+
+
+def take_copies(layer: LayoutAwareLinear) -> None:
+    """Copy W for each layout `layer.layouts` uses; a row count whose layout has no copy for this
+    weight (oneDNN's, off float32) multiplies the weight as stored instead."""
+    copies = {layout: prepare(layout, layer.weight) for layout in set(layer.layouts) - {0}}
+    layer.layouts = [layout if layout == 0 or copies[layout] is not None else 0 for layout in layer.layouts]
+    layer.prepared = {layout: c for layout, c in copies.items() if c is not None}
+
 
 def use_fast_layouts(model: torch.nn.Module) -> torch.nn.Module:
     """Turn every plain nn.Linear of `model` up to LARGEST bytes into a LayoutAwareLinear, in place.
@@ -151,7 +168,7 @@ def use_fast_layouts(model: torch.nn.Module) -> torch.nn.Module:
                 PROFILES[shape] = time_layouts(*shape)
             layer.__class__ = LayoutAwareLinear
             layer.layouts = fastest(PROFILES[shape])
-            layer.prepared = {layout: prepare(layout, layer.weight) for layout in set(layer.layouts) - {0}}
+            take_copies(layer)
     return model
 
 

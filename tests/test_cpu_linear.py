@@ -4,7 +4,7 @@ import torch
 from transformers import AutoModelForCausalLM
 
 from specviz.cpu_linear import (LARGEST, LAYOUTS, MAX_ROWS, PROFILED_ROWS, LayoutAwareLinear, fastest, multiply,
-                                prepare, use_fast_layouts)
+                                prepare, take_copies, use_fast_layouts)
 from specviz.engine import Settings, encode_prompt
 from specviz.models import MODELS_DIR
 from tests.prompts import PROMPTS
@@ -40,6 +40,20 @@ def test_a_row_count_uses_the_next_profiled_one_up_and_a_prefill_uses_the_weight
     layer.layouts = [2] * (MAX_ROWS + 1)            # no row count up to MAX_ROWS takes F.linear...
     x = torch.randn(MAX_ROWS + 1, 8)                 # ...but a prefill longer than that does
     torch.testing.assert_close(layer(x), x @ layer.weight.t(), atol=1e-5, rtol=1e-5)
+
+
+def test_a_layer_converted_after_its_layouts_were_chosen_multiplies_its_converted_weight():
+    # a host may run the embedded set in bfloat16: the copies are taken again from the new weight,
+    # and oneDNN's packed copy, timed in float32 only, gives way to the weight as stored
+    torch.manual_seed(0)
+    layer = use_fast_layouts(torch.nn.Linear(64, 32, bias=False))
+    layer.layouts = [1, 1, 2, 3] * 6 + [3, 3]
+    take_copies(layer)
+    layer.to(torch.bfloat16)
+    assert 3 not in layer.layouts and all(c.dtype == torch.bfloat16 for c in layer.prepared.values())
+    for rows in (1, 2, 3, 4):
+        x = torch.randn(rows, 64, dtype=torch.bfloat16)
+        torch.testing.assert_close(layer(x), x @ layer.weight.t(), atol=2e-2, rtol=2e-2)
 
 
 def test_a_large_layer_is_left_as_it_is_not_timed_and_not_copied():
