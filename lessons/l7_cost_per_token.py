@@ -119,8 +119,9 @@ with st.expander("Why the curve has this shape here: how this CPU multiplies a f
             "Each linear layer computes x·Wᵀ, and torch can get the same numbers four ways: with W **as stored**, "
             "against a **Wᵀ copy**, as **W·xᵀ**, or with oneDNN against a copy it **packed** for a few rows. For the "
             "few rows of a one-token step or a verification their speed can differ by 3×, and which wins depends on "
-            "the CPU, the layer's shape and the number of rows. So specviz times all four for every shape when the models load, and each layer uses the fastest for "
-            "the rows it is given, the plain step as much as the check (`specviz/cpu_linear.py`). The seed's "
+            "the CPU, the layer's shape and the number of rows. So specviz times all four for every shape when the "
+            "models load, and each layer uses the fastest for the rows it is given, the plain step as much as the "
+            "check (`specviz/cpu_linear.py`). The seed's "
             "“kernel shapes … can move the break-even point”, measured on this machine for the target's layers, "
             f"at 1 row and at k + 1 = {S['keep_l7_k'] + 1}:")
         st.dataframe(layouts, hide_index=True)
