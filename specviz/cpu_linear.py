@@ -24,8 +24,7 @@ one-token steps on the Xeon with the EPYC's choice, and about 1.3 with its own. 
 written down: `use_fast_layouts` times the four on this machine when a model loads (for each
 shape and each row count up to MAX_ROWS; about 1.3 s for the embedded models on the EPYC), like
 DSpark's step-rate table profiled at engine start, and each layer looks its choice up on every
-call. The baseline's
-one-token step gets its fastest layout as much as a verification does.
+call. The baseline's one-token step gets its fastest layout as much as a verification does.
 
 What it leaves out: GPUs (cuBLAS has no such gap; models there are left as they are),
 training (the copies are taken once, at load, so the weights must stay frozen), more than
