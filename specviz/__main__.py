@@ -102,9 +102,9 @@ def cmd_profile(args):
     if res["layouts"]:
         print("\nthe target's matrix products, µs per call by weight layout (timed at load):")
         names = [k for k in res["layouts"][0] if k.endswith("µs")]
-        print(f"{'layer':>12} {'rows':>5} " + " ".join(f"{n:>14}" for n in names) + "  in use")
+        print(f"{'layer':>12} {'rows':>5} " + " ".join(f"{n:>18}" for n in names) + "  in use")
         for r in res["layouts"]:
-            print(f"{r['layer']:>12} {r['rows']:>5} " + " ".join(f"{r[n]:>14}" for n in names) + f"  {r['in use']}")
+            print(f"{r['layer']:>12} {r['rows']:>5} " + " ".join(f"{r[n]:>18}" for n in names) + f"  {r['in use']}")
 
 
 def cmd_train(args):
