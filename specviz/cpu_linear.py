@@ -50,9 +50,11 @@ PROFILES: dict[tuple[int, int], dict[int, list[float]]] = {}   # (in, out) -> ti
 
 
 def prepare(layout: int, weight: torch.Tensor) -> torch.Tensor | None:
-    """The copy of W that `layout` multiplies against; None for oneDNN's but on float32 weights
-    on a CPU whose torch has oneDNN (the layouts were timed in float32: a host that runs the
-    embedded set in bfloat16 gets MKL's ways).
+    """The copy of W that `layout` multiplies against.
+
+    oneDNN's packed copy exists only for float32 weights on a CPU whose torch has oneDNN, and
+    is None elsewhere: the layouts are timed in float32, so a host that runs the embedded set in
+    bfloat16 gets MKL's ways.
 
     >>> w = torch.arange(6.0).view(3, 2)
     >>> prepare(1, w).tolist(), prepare(2, w).data_ptr() == w.data_ptr()
