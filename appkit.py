@@ -1,6 +1,6 @@
 """Streamlit plumbing shared by every page: models, the engine lock, the sidebar, lesson headers.
 
-The host's config file (specviz.config) names the model sets the sidebar offers and the limits
+The host's config file (specviz.hosting.config) names the model sets the sidebar offers and the limits
 of one run. Each set loads once per server and device (st.cache_resource) and is shared by every session,
 so every engine call that touches them goes through `engine()`: one lock, which also keeps
 live timings clean (two sessions never time a forward at the same moment).
@@ -19,23 +19,49 @@ from pathlib import Path
 import streamlit as st
 import torch
 
-from specviz.checklist import cpu_name
-from specviz.config import (DEFAULT, REPO_CONFIG, Config, Limits, ModelSetError, check_limits, choose_set,
+from specviz.lessons.checklist import cpu_name
+from specviz.hosting.config import (DEFAULT, REPO_CONFIG, Config, Limits, ModelSetError, check_limits, choose_set,
                             load_config, load_model_set)
-from specviz.models import DRAFTER_LABELS, pick_device
+from specviz.generator.models import DRAFTER_LABELS, pick_device
 from specviz.viz.style import stylesheet
 
 KEEP = "keep_"
-LESSONS = [   # (file, title, url path)
-    ("lessons/l1_draft_and_verify.py", "1 · Draft and verify", "draft-and-verify"),
-    ("lessons/l2_sampling_lossless.py", "2 · Sampling stays lossless", "sampling-lossless"),
-    ("lessons/l3_parallel_drafting.py", "3 · Parallel drafting", "parallel-drafting"),
-    ("lessons/l4_verification_budget.py", "4 · Verification budget", "verification-budget"),
-    ("lessons/l5_biased_admission.py", "5 · Biased admission", "biased-admission"),
-    ("lessons/l6_dloop.py", "6 · DLoop: more stages, one check", "dloop"),
-    ("lessons/l7_cost_per_token.py", "7 · Cost per token", "cost-per-token"),
-    ("lessons/l8_reading_a_speedup.py", "8 · Reading a speedup", "reading-a-speedup"),
+HOME = "pages/home.py"
+LESSONS = [   # (file, title): the url path is the file's stem, as Streamlit derives it (see navigation)
+    ("pages/draft_and_verify.py", "1 · Draft and verify"),
+    ("pages/sampling_lossless.py", "2 · Sampling stays lossless"),
+    ("pages/parallel_drafting.py", "3 · Parallel drafting"),
+    ("pages/verification_budget.py", "4 · Verification budget"),
+    ("pages/biased_admission.py", "5 · Biased admission"),
+    ("pages/dloop.py", "6 · DLoop: more stages, one check"),
+    ("pages/cost_per_token.py", "7 · Cost per token"),
+    ("pages/reading_a_speedup.py", "8 · Reading a speedup"),
 ]
+ROUTED = "routed_through_app"
+
+
+def navigation():
+    """The app's pages, for app.py to run on every rerun.
+
+    Each page keeps the url path Streamlit derives from its file name (pages/dloop.py -> /dloop).
+    That matters on a freshly started server: until some session has called st.navigation,
+    Streamlit treats a folder named pages/ as a legacy multipage app, and a lesson's link opened
+    as the very first request runs the lesson file directly, without app.py. Because the paths
+    agree, that first request still finds its page (no "Page not found"), and `route_through_app`
+    sends it through app.py's frame once.
+    """
+    st.session_state[ROUTED] = True
+    return st.navigation({
+        "specviz": [st.Page(HOME, title="Home: draft, then verify", icon="⚡", default=True)],
+        "Lessons": [st.Page(path, title=title) for path, title in LESSONS],
+    })
+
+
+def route_through_app():
+    """Rerun through app.py when this page was started without it (see `navigation`)."""
+    if ROUTED not in st.session_state:
+        navigation()   # registers the real pages, which also ends the legacy mode for the server
+        st.rerun()     # the same url path, now through app.py's frame
 
 
 @st.cache_resource(show_spinner=False)
@@ -175,6 +201,8 @@ def presenter() -> bool:
 
 
 def css():
+    """The page's stylesheet; every page calls it first, so it also makes sure app.py's frame ran."""
+    route_through_app()
     st.html(stylesheet(presenter()))
 
 

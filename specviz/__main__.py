@@ -2,10 +2,10 @@
 
   models   --json                     the active model set
   generate --prompt TEXT ...          one generation, its text and a table of rounds
-  bench    [--json]                   plain decoding vs every drafter (see specviz.bench)
+  bench    [--json]                   plain decoding vs every drafter (see specviz.lessons.bench)
   profile  [--json]                   this machine: target steps per second by verification
                                       width (DSpark's SPS table) and, on a CPU, the weight
-                                      layouts timed at load (see specviz.cpu_linear)
+                                      layouts timed at load (see specviz.generator.cpu_linear)
   train    [stage]                    rebuild the embedded models (see specviz.training.recipe)
 """
 import argparse
@@ -14,7 +14,7 @@ import sys
 
 
 def load():
-    from specviz.models import load_embedded
+    from specviz.generator.models import load_embedded
     return load_embedded()
 
 
@@ -26,8 +26,8 @@ def cmd_models(args):
 
 
 def cmd_generate(args):
-    from specviz.engine import Generation, Settings
-    from specviz.sampling import SamplingSettings
+    from specviz.generator.engine import Generation, Settings
+    from specviz.generator.sampling import SamplingSettings
     m = load()
     try:
         settings = Settings(drafter=None if args.drafter == "none" else args.drafter, verifier=args.verifier,
@@ -59,7 +59,7 @@ def cmd_generate(args):
 
 
 def cmd_bench(args):
-    from specviz.bench import bench
+    from specviz.lessons.bench import bench
     m = load()
     drafters = [d for d in (args.drafters.split(",") if args.drafters else m.drafter_models)]
     ks = [int(k) for k in args.block_sizes.split(",")]
@@ -83,10 +83,10 @@ def cmd_bench(args):
 
 
 def cmd_profile(args):
-    from specviz.app_state import PRESETS
-    from specviz.budget import sps_table
-    from specviz.checklist import hardware
-    from specviz.cpu_linear import report
+    from specviz.hosting.app_state import PRESETS
+    from specviz.lessons.budget import sps_table
+    from specviz.lessons.checklist import hardware
+    from specviz.generator.cpu_linear import report
     if not 1 <= args.max_width <= 64:
         sys.exit(f"error: --max-width must be between 1 and 64, got {args.max_width}")
     m = load()

@@ -1,7 +1,7 @@
 """Shared fixtures: the embedded model set, loaded once per test session."""
 import pytest
 
-from specviz.models import load_embedded
+from specviz.generator.models import load_embedded
 
 
 @pytest.fixture(scope="session")

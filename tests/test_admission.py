@@ -1,7 +1,7 @@
 """DSpark Algorithm 1 and the Appendix A counterexample, with the seed's exact numbers."""
 import pytest
 
-from specviz.admission import (APPENDIX_A, POLICIES, algorithm1, exact_p_a, running_frequency, simulate,
+from specviz.lessons.admission import (APPENDIX_A, POLICIES, algorithm1, exact_p_a, running_frequency, simulate,
                                survival)
 
 SPS = APPENDIX_A["sps"]
@@ -75,7 +75,7 @@ def test_distributions_are_validated():
 
 
 def test_padding_to_the_widest_request_wastes_slots():
-    from specviz.budget import by_load, padding
+    from specviz.lessons.budget import by_load, padding
     assert padding([3, 0, 1]) == {"ragged": 7, "padded": 12, "wasted": 5}
     rows = by_load([[0.9, 0.9], [0.2]], [10.0, 9.5, 9.0, 8.0])
     assert [r["requests"] for r in rows] == [1, 2] and rows[0]["lengths"] == [2]

@@ -6,7 +6,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
-LESSON1 = "lessons/l1_draft_and_verify.py"
+LESSON1 = "pages/draft_and_verify.py"
 TWO_SETS = """
 [limits]
 max_new_tokens = 8

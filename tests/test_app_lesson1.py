@@ -4,7 +4,7 @@ from pathlib import Path
 from streamlit.testing.v1 import AppTest
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
-PAGE = "lessons/l1_draft_and_verify.py"
+PAGE = "pages/draft_and_verify.py"
 
 
 def lesson(**query) -> AppTest:
@@ -168,7 +168,7 @@ def test_the_trace_and_settings_survive_a_page_switch():
     at = lesson(k="3")
     press(at, "Next round")
     press(at, "Next round")
-    at.switch_page("lessons/l5_biased_admission.py").run()
+    at.switch_page("pages/biased_admission.py").run()
     at.switch_page(PAGE).run()
     assert not at.exception
     assert "<b>round 2</b>" in html(at) and at.slider(key="keep_l1_k").value == 3

@@ -33,8 +33,8 @@ def test_home_explains_and_links_every_lesson():
     at = open_page()
     assert "Draft, then verify" in at.title[0].value
     links = [p.proto.page for p in at.get("page_link")]
-    assert links == ["draft-and-verify", "sampling-lossless", "parallel-drafting", "verification-budget",
-                     "biased-admission", "dloop", "cost-per-token", "reading-a-speedup"]
+    assert links == ["draft_and_verify", "sampling_lossless", "parallel_drafting", "verification_budget",
+                     "biased_admission", "dloop", "cost_per_token", "reading_a_speedup"]
 
 
 def test_home_race_shows_identical_greedy_text_and_measured_speeds():
@@ -54,7 +54,7 @@ def test_sidebar_reports_the_loaded_models():
 
 
 def test_lesson5_shows_the_appendix_a_figures():
-    at = open_page("lessons/l5_biased_admission.py")
+    at = open_page("pages/biased_admission.py")
     body = text(at)
     for figure in ("Θ₀ = 1.0", "Θ₁ = 0.9", "Θ₂ = 1.134", "Θ₂ = 0.81", "P(A) = 0.85", "P(A) = 0.7"):
         assert figure in body, figure
@@ -62,7 +62,7 @@ def test_lesson5_shows_the_appendix_a_figures():
 
 
 def test_lesson5_answer_follows_edited_distributions():
-    at = open_page("lessons/l5_biased_admission.py")
+    at = open_page("pages/biased_admission.py")
     at.radio(key="l5_guess").set_value("more than p(A)").run()
     assert "0.5·1.0 + 0.5·0.7 = **0.85**" in text(at)
     at.slider(key="keep_l5_p").set_value(0.5).run()
@@ -72,7 +72,7 @@ def test_lesson5_answer_follows_edited_distributions():
 
 
 def test_lesson7_calculator_reproduces_the_seed_example():
-    at = open_page("lessons/l7_cost_per_token.py")
+    at = open_page("pages/cost_per_token.py")
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["ms per token"] == "3.50 ms" and metrics["speedup"] == "2.86×"
     assert metrics["break-even, tokens a round"] == "1.40"   # 14 ms / 10 ms
@@ -83,7 +83,7 @@ def test_lesson7_calculator_reproduces_the_seed_example():
 
 
 def test_lesson7_measures_live_costs_and_widths():
-    at = open_page("lessons/l7_cost_per_token.py")
+    at = open_page("pages/cost_per_token.py")
     labels = [m.label for m in at.metric]
     assert "plain decoding, per token" in labels and "tokens per round" in labels
     assert "committed tokens =" in text(at)
@@ -101,7 +101,7 @@ def test_lesson7_measures_live_costs_and_widths():
 
 
 def test_lesson8_fills_the_checklist_beside_reported_figures():
-    at = open_page("lessons/l8_reading_a_speedup.py")
+    at = open_page("pages/reading_a_speedup.py")
     table = at.table[0].value
     assert list(table.index) == ["target", "baseline", "sampling rule", "hardware", "engine",
                                  "context and output lengths", "load", "timed boundary", "result"]
@@ -114,13 +114,13 @@ def test_lesson8_fills_the_checklist_beside_reported_figures():
 
 
 def test_lesson2_rebuilds_p_from_the_real_models():
-    at = open_page("lessons/l2_sampling_lossless.py")
+    at = open_page("pages/sampling_lossless.py")
     assert len(at.get("plotly_chart")) == 3
     assert "acceptance rate" in text(at)
 
 
 def test_lesson2_seed_example_and_three_sentences():
-    at = open_page("lessons/l2_sampling_lossless.py")
+    at = open_page("pages/sampling_lossless.py")
     at.radio(key="keep_l2_source").set_value("the seed's 0.4 / 0.2 example").run()
     assert "0.4 × 0.5 = **0.2**" in text(at)
     button(at, "Sample three continuations").click().run()
@@ -132,13 +132,13 @@ def test_lesson2_seed_example_and_three_sentences():
 
 
 def test_lesson2_rejects_a_typed_distribution_that_is_not_one():
-    at = open_page("lessons/l2_sampling_lossless.py")
+    at = open_page("pages/sampling_lossless.py")
     at.radio(key="keep_l2_source").set_value("typed by hand").run()
     assert not at.exception and len(at.get("plotly_chart")) == 3
 
 
 def test_lesson6_counts_sk_plus_one_and_runs_a_live_round_and_sweep():
-    at = open_page("lessons/l6_dloop.py")
+    at = open_page("pages/dloop.py")
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["one check of S stages commits at most"] == "S·k+1 = 10"   # S = 3, k = 3
     assert metrics["S separate checks commit at most"] == "S(k+1) = 12"
@@ -158,7 +158,7 @@ def test_lesson6_counts_sk_plus_one_and_runs_a_live_round_and_sweep():
 
 
 def test_lesson3_compares_marginals_with_the_markov_head_and_samples_blocks():
-    at = open_page("lessons/l3_parallel_drafting.py")
+    at = open_page("pages/parallel_drafting.py")
     assert len(at.get("plotly_chart")) == 2                       # DFlash and DSpark phrase charts
     assert text(at).count("P(“of problem”)") == 2
     button(at, "Sample 200").click().run()
@@ -169,7 +169,7 @@ def test_lesson3_compares_marginals_with_the_markov_head_and_samples_blocks():
 
 
 def test_lesson4_allocates_live_drafts_with_algorithm1():
-    at = open_page("lessons/l4_verification_budget.py")
+    at = open_page("pages/verification_budget.py")
     at.slider(key="keep_l4_R").set_value(3).run()
     button(at, "Draft, profile and allocate").click().run()
     assert not at.exception

@@ -1,5 +1,5 @@
 """Lesson settings from a shared link: valid values restore, bad ones fall back with a message."""
-from specviz.app_state import Cursor, LessonSettings, from_params, to_params
+from specviz.hosting.app_state import Cursor, LessonSettings, from_params, to_params
 
 DRAFTERS = ["ar", "lookup"]
 

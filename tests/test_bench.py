@@ -1,5 +1,5 @@
 """The benchmark's bookkeeping, on the embedded models (its speed figures are not asserted)."""
-from specviz.bench import bench, variants
+from specviz.lessons.bench import bench, variants
 
 
 def test_dloop_is_tried_at_every_threshold_for_each_block_size():

@@ -2,8 +2,8 @@
 import pytest
 import torch
 
-from specviz.engine import Generation, Settings, from_dflash_block_size
-from specviz.sampling import SamplingSettings
+from specviz.generator.engine import Generation, Settings, from_dflash_block_size
+from specviz.generator.sampling import SamplingSettings
 from tests.prompts import PROMPTS
 
 DIALOGUE = 'Anne asked, "Could you open the window?" "Yes,'

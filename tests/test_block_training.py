@@ -11,7 +11,7 @@ import pytest
 from safetensors.torch import load_file
 
 import specviz.training.block as block
-from specviz.models import MODELS_DIR
+from specviz.generator.models import MODELS_DIR
 
 TINY = dict(batch=2, anchors=2, K=2, loop_stages=2, ckpt_every=2)
 NAMES = ["drafter-dflash", "drafter-dspark", "drafter-dspark-loop"]

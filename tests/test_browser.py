@@ -4,11 +4,13 @@ Visits every page, steps three rounds of lesson 1 with the keyboard and the mous
 screenshot of each under artifacts/. Fails on any Streamlit exception box and on any browser
 console error. Skipped (with the reason) where chromium or playwright is missing.
 """
+import contextlib
 import os
 import socket
 import subprocess
 import sys
 import time
+import urllib.parse
 import urllib.request
 from pathlib import Path
 
@@ -19,10 +21,10 @@ ARTIFACTS = ROOT / "artifacts"
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-PAGES = [("", "Draft, then verify"), ("draft-and-verify", "Draft and verify"),
-         ("sampling-lossless", "Sampling stays lossless"),
-         ("parallel-drafting", "Parallel drafting"), ("verification-budget", "Verification budget"), ("biased-admission", "Biased admission"), ("dloop", "DLoop"),
-         ("cost-per-token", "Cost per token"), ("reading-a-speedup", "Reading a speedup")]
+PAGES = [("", "Draft, then verify"), ("draft_and_verify", "Draft and verify"),
+         ("sampling_lossless", "Sampling stays lossless"),
+         ("parallel_drafting", "Parallel drafting"), ("verification_budget", "Verification budget"), ("biased_admission", "Biased admission"), ("dloop", "DLoop"),
+         ("cost_per_token", "Cost per token"), ("reading_a_speedup", "Reading a speedup")]
 
 sync_api = pytest.importorskip("playwright.sync_api")
 if not Path(CHROMIUM).exists():
@@ -39,8 +41,9 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture(scope="module")
-def server():
+@contextlib.contextmanager
+def streamlit_server():
+    """`streamlit run app.py` on a free port, freshly started; yields its URL."""
     port = free_port()
     proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
                              "--server.headless", "true", "--browser.gatherUsageStats", "false"],
@@ -55,9 +58,17 @@ def server():
     else:
         proc.kill()
         pytest.fail("streamlit did not start: " + proc.stdout.read().decode(errors="replace")[-2000:])
-    yield url
-    proc.terminate()
-    proc.wait(timeout=20)
+    try:
+        yield url
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
+
+
+@pytest.fixture(scope="module")
+def server():
+    with streamlit_server() as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
@@ -70,18 +81,29 @@ def browser():
 
 @pytest.fixture(scope="module")
 def app(server, browser):
-    """The server after its first visit, which is what a class gets: the teacher starts the server
-    and opens the link of the lesson of the day. That visit lands on the lesson, with no "Page not
-    found" over it (a folder named pages/ beside app.py made Streamlit 1.67 show one until the
-    first script run had registered st.navigation's pages).
-    """
-    errors = []
-    page = open_page(browser, server + "/parallel-drafting", errors)
+    """The server after its first visit (a lesson's link, as a class gets it)."""
+    page = open_page(browser, server + "/parallel_drafting", [])
     sync_api.expect(page.locator("h1").first).to_contain_text("Parallel drafting")
-    assert page.get_by_text("Page not found").count() == 0
-    assert page.locator('[role="dialog"]').count() == 0
     page.close()
     return server
+
+
+@pytest.mark.parametrize("path,title", [p for p in PAGES if p[0]])
+def test_a_lesson_link_is_the_first_request_of_a_fresh_server(browser, path, title):
+    """A teacher starts the server and opens the link of the lesson of the day. Until some session
+    has run app.py's st.navigation, Streamlit treats pages/ as a legacy multipage folder: the visit
+    must still land on the lesson, with no "Page not found", inside app.py's frame (its sidebar
+    and its page titles, not the legacy names derived from the files)."""
+    with streamlit_server() as url:
+        page = open_page(browser, f"{url}/{path}", [])
+        sync_api.expect(page.locator("h1").first).to_contain_text(title)
+        assert page.get_by_text("Page not found").count() == 0
+        assert page.locator('[role="dialog"]').count() == 0
+        nav = page.locator('[data-testid="stSidebarNav"]')
+        sync_api.expect(nav).to_contain_text("1 · Draft and verify")
+        sync_api.expect(page.get_by_text("Presenter mode (large type)")).to_be_visible()
+        assert urllib.parse.urlsplit(page.url).path == f"/{path}"
+        page.close()
 
 
 def settle(page, timeout_s: float = 180):
@@ -152,7 +174,7 @@ def test_every_page_renders_without_an_error(app, browser, path, title):
 
 def test_lesson1_steps_three_rounds(app, browser):
     errors = []
-    page = open_page(browser, f"{app}/draft-and-verify", errors)
+    page = open_page(browser, f"{app}/draft_and_verify", errors)
     page.get_by_role("button", name="Next phase").click()
     settle(page)
     check(page, errors, "lesson1-round1-draft")
@@ -199,7 +221,7 @@ MARKUP = ["<img src=x onerror=alert(1)>", "<script>alert(1)</script>"]
 @pytest.mark.parametrize("prompt", MARKUP)
 def test_a_prompt_of_markup_is_shown_as_text_and_runs_nothing(app, browser, prompt):
     errors, dialogs = [], []
-    page = open_page(browser, f"{app}/draft-and-verify", errors)
+    page = open_page(browser, f"{app}/draft_and_verify", errors)
     page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
     page.get_by_text("Prompt and settings", exact=True).click()
     box = page.get_by_label("Prompt (free text)")
@@ -230,7 +252,7 @@ SHARED = {"prompt": "It was a fine morning, and Elizabeth", "drafter": "ar", "ve
 
 def recorded_trace(page):
     """The session's recorded rounds, as the page offers them for download."""
-    from specviz.trace import Trace
+    from specviz.generator.trace import Trace
     with page.expect_download() as download:
         page.get_by_role("button", name="Download the recorded rounds (JSON)").click()
     return Trace.from_json(Path(download.value.path()).read_text())
@@ -239,8 +261,8 @@ def recorded_trace(page):
 def test_eight_sessions_stepping_at_once_each_get_the_text_of_a_lone_run(app, browser, models):
     from urllib.parse import urlencode
 
-    from specviz.app_state import from_params
-    from specviz.engine import Generation
+    from specviz.hosting.app_state import from_params
+    from specviz.generator.engine import Generation
     s, problems = from_params(SHARED, ["ar"])
     assert not problems
     alone = Generation(models, s.prompt, s.engine_settings()).run().new_ids
@@ -251,7 +273,7 @@ def test_eight_sessions_stepping_at_once_each_get_the_text_of_a_lone_run(app, br
         page = ctx.new_page()
         page.set_default_timeout(180_000)
         page.on("pageerror", lambda exc: errors.append(str(exc)))
-        page.goto(f"{app}/draft-and-verify?{urlencode(SHARED)}")
+        page.goto(f"{app}/draft_and_verify?{urlencode(SHARED)}")
         pages.append(page)
     for page in pages:
         settle(page)

@@ -3,7 +3,7 @@ uncached forward over the committed tokens gives."""
 import torch
 from transformers import DynamicCache
 
-from specviz.engine import Generation, Settings
+from specviz.generator.engine import Generation, Settings
 
 
 @torch.no_grad()

@@ -4,7 +4,7 @@ import time
 import pytest
 import torch
 
-from specviz.clock import Stopwatch
+from specviz.generator.clock import Stopwatch
 
 
 def test_laps_measure_the_time_between_marks_on_the_cpu():

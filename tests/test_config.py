@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 import torch
 
-from specviz.config import (DEFAULT, Limits, ModelSetError, check_limits, choose_set, load_config,
+from specviz.hosting.config import (DEFAULT, Limits, ModelSetError, check_limits, choose_set, load_config,
                             load_model_set)
-from specviz.engine import Generation, Settings
-from specviz.models import MODELS_DIR
+from specviz.generator.engine import Generation, Settings
+from specviz.generator.models import MODELS_DIR
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "specviz.example.toml"
 
@@ -178,7 +178,7 @@ def test_the_hosts_dtype_is_applied_to_every_model_of_the_embedded_set(tmp_path)
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
 def test_on_a_gpu_the_embedded_set_stays_float32_and_cudnn_attention_is_off():
-    # bf16 made a recomputed q differ by 3%; cuDNN attention planned every new length (README "On a GPU")
+    # bf16 made a recomputed q differ by 3%; cuDNN attention planned every new length (docs/engine.md, "On a GPU")
     m = load_model_set(load_config(EXAMPLE), "embedded", device="cuda")
     assert m.dtype == torch.float32 and m.target.dtype == torch.float32
     assert not torch.backends.cuda.cudnn_sdp_enabled()

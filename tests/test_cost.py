@@ -3,9 +3,9 @@ from types import SimpleNamespace
 
 import pytest
 
-from specviz.cost import (Calculator, break_even_curve, break_even_tokens, measure, ms_per_token, speedup,
+from specviz.lessons.cost import (Calculator, break_even_curve, break_even_tokens, measure, ms_per_token, speedup,
                           trace_costs, verification_cost_by_width)
-from specviz.engine import Settings
+from specviz.generator.engine import Settings
 
 
 def test_the_seeds_round_committing_four_tokens_costs_35_ms_each():
@@ -65,13 +65,13 @@ def test_a_live_measurement_alternates_the_sides_and_keeps_each_ones_fastest_run
 
 
 def test_one_dloop_check_trades_bonus_tokens_for_target_passes():
-    from specviz.sweep import bonus_bound
+    from specviz.lessons.sweep import bonus_bound
     assert bonus_bound(3, 4) == {"one_check": 13, "separate_checks": 15, "target_passes_saved": 2}
     assert bonus_bound(1, 4)["one_check"] == bonus_bound(1, 4)["separate_checks"] == 5
 
 
 def test_a_second_stage_pays_only_where_its_tokens_are_worth_more_than_it_costs():
-    from specviz.sweep import gate_table
+    from specviz.lessons.sweep import gate_table
     # per round that drafted two stages of k = 2: (first stage's sum of log q, proposals accepted of 4)
     rounds = [(-0.5, 4), (-0.8, 2), (-3.0, 1), (-6.0, 3)]
     loose, tight, closed = gate_table(rounds, k=2, thresholds=[-8.0, -1.0, 0.0], token_ms=10.0, stage_ms=6.0)
@@ -85,7 +85,7 @@ def test_a_second_stage_pays_only_where_its_tokens_are_worth_more_than_it_costs(
 
 def test_pricing_a_second_stage_of_the_real_loop_drafter(models):
     import math
-    from specviz.sweep import stage_earnings
+    from specviz.lessons.sweep import stage_earnings
     r = stage_earnings(models, "The best way to learn is to", "dloop", k=2, thresholds=[-math.inf, -4.0, -1.0],
                        max_new_tokens=24, repeats=1)
     always, mid, strict = r["rows"]

@@ -1,9 +1,9 @@
 """The ratio-and-residual rule rebuilds p exactly; both couplings emit p; real p and q load."""
 import pytest
 
-from specviz.coupling import (acceptance_rate, check_distribution, coarse, histogram, next_token_distributions,
+from specviz.lessons.coupling import (acceptance_rate, check_distribution, coarse, histogram, next_token_distributions,
                               rebuild, simulate)
-from specviz.sampling import SamplingSettings
+from specviz.generator.sampling import SamplingSettings
 
 
 def test_the_seeds_04_02_example_accepts_half():

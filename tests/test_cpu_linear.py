@@ -3,10 +3,10 @@ import pytest
 import torch
 from transformers import AutoModelForCausalLM
 
-from specviz.cpu_linear import (LARGEST, LAYOUTS, MAX_ROWS, PROFILED_ROWS, LayoutAwareLinear, fastest, multiply,
+from specviz.generator.cpu_linear import (LARGEST, LAYOUTS, MAX_ROWS, PROFILED_ROWS, LayoutAwareLinear, fastest, multiply,
                                 prepare, take_copies, use_fast_layouts)
-from specviz.engine import Settings, encode_prompt
-from specviz.models import MODELS_DIR
+from specviz.generator.engine import Settings, encode_prompt
+from specviz.generator.models import MODELS_DIR
 from tests.prompts import PROMPTS
 
 

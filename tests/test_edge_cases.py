@@ -4,8 +4,8 @@ from dataclasses import replace
 
 import pytest
 
-from specviz.engine import Generation, Settings, encode_prompt
-from specviz.sampling import SamplingSettings
+from specviz.generator.engine import Generation, Settings, encode_prompt
+from specviz.generator.sampling import SamplingSettings
 
 DIALOGUE = 'Anne asked, "Could you open the window?" "Yes, of course." Tom said.'
 

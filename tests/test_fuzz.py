@@ -2,8 +2,8 @@
 except a ValueError with a message (hypothesis)."""
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from specviz.engine import Generation, Settings
-from specviz.sampling import SamplingSettings
+from specviz.generator.engine import Generation, Settings
+from specviz.generator.sampling import SamplingSettings
 
 DRAFTERS = [None, "ar", "lookup", "dflash", "dspark", "dloop"]
 

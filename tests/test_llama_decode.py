@@ -2,9 +2,9 @@
 import torch
 from transformers import AutoModelForCausalLM, LlamaConfig, LlamaForCausalLM
 
-from specviz.drafters.autoregressive import TransformersDecoder
-from specviz.drafters.llama_decode import LlamaDecoder, supports
-from specviz.models import MODELS_DIR
+from specviz.generator.drafters.autoregressive import TransformersDecoder
+from specviz.generator.drafters.llama_decode import LlamaDecoder, supports
+from specviz.generator.models import MODELS_DIR
 
 
 def reference_logits(model, ids):

@@ -7,7 +7,7 @@ generation (`assistant_model=`) for the autoregressive drafter.
 import pytest
 import torch
 
-from specviz.engine import Generation, Settings, encode_prompt
+from specviz.generator.engine import Generation, Settings, encode_prompt
 from tests.prompts import PROMPTS
 
 NEW = 24

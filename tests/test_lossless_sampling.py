@@ -7,8 +7,8 @@ far from p, so a verifier that let q through would fail the same bound.
 import pytest
 import torch
 
-from specviz.engine import Generation, Settings
-from specviz.sampling import SamplingSettings, transform
+from specviz.generator.engine import Generation, Settings
+from specviz.generator.sampling import SamplingSettings, transform
 
 PROMPT = "She had never been so happy as"
 SAMPLING = SamplingSettings(temperature=1.0, top_k=8)

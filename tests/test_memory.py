@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from specviz.engine import Generation, Settings
-from specviz.sampling import SamplingSettings
+from specviz.generator.engine import Generation, Settings
+from specviz.generator.sampling import SamplingSettings
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads VmRSS from Linux's /proc")
 PROMPTS = ["The best way to learn is to", "It is a truth universally acknowledged, that",

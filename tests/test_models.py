@@ -5,8 +5,8 @@ import math
 import torch
 from transformers import AutoModelForCausalLM
 
-from specviz.drafters.block_model import BlockDrafterModel
-from specviz.models import MODELS_DIR
+from specviz.generator.drafters.block_model import BlockDrafterModel
+from specviz.generator.models import MODELS_DIR
 
 HELDOUT = [
     "Mrs. Bennet was not in the least disposed to be pleased with the arrangement, for she had set "

@@ -1,5 +1,5 @@
 """Lesson 3's drafting-cost probe: what it times and how it summarises."""
-from specviz.parallel import draft_cost
+from specviz.lessons.parallel import draft_cost
 
 
 def test_drafting_cost_gives_one_median_per_drafter_and_block_size(models):

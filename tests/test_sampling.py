@@ -2,7 +2,7 @@
 import pytest
 import torch
 
-from specviz.sampling import SamplingSettings, transform
+from specviz.generator.sampling import SamplingSettings, transform
 
 LOGITS = torch.tensor([2.0, 1.0, 0.0, -1.0])
 

@@ -4,8 +4,8 @@ import json
 import numpy as np
 import torch
 
-from specviz.engine import Generation, Settings
-from specviz.models import MODELS_DIR
+from specviz.generator.engine import Generation, Settings
+from specviz.generator.models import MODELS_DIR
 from specviz.training.target_text import continue_windows, write_target_text
 
 PROMPT = "It is a truth universally acknowledged, that a single man"

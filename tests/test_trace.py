@@ -3,8 +3,8 @@ import json
 
 import pytest
 
-from specviz.engine import Generation, Settings
-from specviz.trace import Trace
+from specviz.generator.engine import Generation, Settings
+from specviz.generator.trace import Trace
 
 
 @pytest.fixture(scope="module")

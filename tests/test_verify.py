@@ -5,7 +5,7 @@ import itertools
 import pytest
 import torch
 
-from specviz.verify import (accept_probability, greedy_matches, residual, speculative_sampling,
+from specviz.generator.verify import (accept_probability, greedy_matches, residual, speculative_sampling,
                             target_draw_matching)
 
 

@@ -1,7 +1,7 @@
 """The plotly builders draw the numbers they are given (read back from the figure objects)."""
 import pytest
 
-from specviz.admission import algorithm1
+from specviz.lessons.admission import algorithm1
 from specviz.viz import admission as afigs
 from specviz.viz import costs, distributions
 from specviz.viz.charts import num

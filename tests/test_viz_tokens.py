@@ -1,7 +1,7 @@
 """Token HTML: escaping, the drafted block per phase, histories, n_matches, cache strip, race lane."""
 import pytest
 
-from specviz.trace import Round
+from specviz.generator.trace import Round
 from specviz.viz import cache, histories, tokens
 from specviz.viz.race import lane_html
 

@@ -16,8 +16,8 @@ import numpy as np
 import torch
 from transformers import AutoModelForCausalLM, AutoTokenizer
 
-from specviz.drafters.autoregressive import TransformersDecoder
-from specviz.models import ready
+from specviz.generator.drafters.autoregressive import TransformersDecoder
+from specviz.generator.models import ready
 from specviz.training.calibrate import TEMPERATURES
 from specviz.training.lm import encode_corpus, heldout_loss
 
@@ -147,7 +147,7 @@ def block_card(models, name: str, heldout_txt: Path, block_sizes=(2, 4, 8), new_
                ece_uncalibrated: float | None = None) -> dict:
     """Measure a block drafter on held-out prompts and write its card: acceptance length by
     block size (greedy) and, with a confidence head, the calibration of prefix survival."""
-    from specviz.engine import Generation, Settings
+    from specviz.generator.engine import Generation, Settings
     prompts = heldout_prompts(heldout_txt, models.tokenizer)
     acceptance, pairs = {}, []
     for k in block_sizes:
@@ -174,7 +174,7 @@ def block_card(models, name: str, heldout_txt: Path, block_sizes=(2, 4, 8), new_
              if "initialized_from" in facts else "")
     (path / "README.md").write_text(f"""# specviz {facts['name']}: block drafter
 
-A `BlockDrafterModel` (`specviz/drafters/block_model.py`) trained against the frozen target in
+A `BlockDrafterModel` (`specviz/generator/drafters/block_model.py`) trained against the frozen target in
 `models/target` by `python -m specviz train block`. It has no embeddings or LM head of its own:
 it borrows the target's. Context features: target layers {c.target_layers}, concatenated,
 projected and normalised.

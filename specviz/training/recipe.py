@@ -13,9 +13,9 @@ from pathlib import Path
 
 from transformers import PreTrainedTokenizerFast
 
-from specviz.drafters.autoregressive import decoder_for
+from specviz.generator.drafters.autoregressive import decoder_for
+from specviz.generator.models import load_embedded
 from specviz.training.block import train_block_drafters
-from specviz.models import load_embedded
 from specviz.training.calibrate import fit_temperatures, outcomes
 from specviz.training.cards import block_card, heldout_prompts, write_card
 from specviz.training.corpus import build_corpus

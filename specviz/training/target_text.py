@@ -22,7 +22,7 @@ import numpy as np
 import torch
 from transformers import AutoModelForCausalLM, DynamicCache
 
-from specviz.sampling import SamplingSettings, transform
+from specviz.generator.sampling import SamplingSettings, transform
 
 
 @torch.no_grad()
@@ -31,7 +31,7 @@ def continue_windows(target, prompts: torch.Tensor, new_tokens: int, temperature
     """[B, P] prompt ids -> [B, P + new_tokens], each row continued by sampling from the target.
 
     End-of-text is an ordinary token here: the target goes on past it, as the corpus stream does.
-    Temperature 0 is greedy, as everywhere in specviz (`specviz.sampling.transform`).
+    Temperature 0 is greedy, as everywhere in specviz (`specviz.generator.sampling.transform`).
 
     >>> continue_windows(target, torch.tensor([[5, 6]]), 3, 0.8, g).shape   # doctest: +SKIP
     torch.Size([1, 5])

@@ -1,8 +1,8 @@
 """Figures for the cost lesson: per-round time split, the break-even curve, verification cost
-against block width. Inputs are the plain numbers from `specviz.cost` and recorded rounds."""
+against block width. Inputs are the plain numbers from `specviz.lessons.cost` and recorded rounds."""
 import plotly.graph_objects as go
 
-from specviz.cost import break_even_curve, break_even_tokens
+from specviz.lessons.cost import break_even_curve, break_even_tokens
 from specviz.viz.charts import base_layout
 from specviz.viz.style import ACCEPTED, DRAFTER, MUTED, REJECTED, TARGET
 

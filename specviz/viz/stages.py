@@ -3,7 +3,7 @@
 DSpark's confidence head: c_i per proposal and prefix survival a_i = c_1 ... c_i.
 DLoop's gate: per stage, the sum of log q over its proposals against the threshold g; the
 next stage runs only while the sum is >= g (and fewer than S stages ran).
-Whether a second stage earns its cost (specviz.sweep.stage_earnings), as table rows and a verdict.
+Whether a second stage earns its cost (specviz.lessons.sweep.stage_earnings), as table rows and a verdict.
 
 What it leaves out: drafters that record nothing (autoregressive, prompt lookup): empty string.
 """

@@ -4,9 +4,9 @@ import plotly.graph_objects as go
 import streamlit as st
 
 import appkit
-from specviz import sweep
-from specviz.app_state import PRESETS
-from specviz.engine import Generation, Settings
+from specviz.generator.engine import Generation, Settings
+from specviz.hosting.app_state import PRESETS
+from specviz.lessons import sweep
 from specviz.viz import stages, tokens
 from specviz.viz.charts import base_layout
 from specviz.viz.style import ACCEPTED, TARGET

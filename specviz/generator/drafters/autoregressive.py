@@ -9,8 +9,8 @@ causal LM through transformers, with the same three calls: feed, crop, length.
 import torch
 from transformers import DynamicCache
 
-from specviz.drafters.base import Draft, Drafter, Pick
-from specviz.drafters.llama_decode import LlamaDecoder, supports
+from specviz.generator.drafters.base import Draft, Drafter, Pick
+from specviz.generator.drafters.llama_decode import LlamaDecoder, supports
 
 
 class TransformersDecoder:

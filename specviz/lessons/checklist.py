@@ -60,7 +60,7 @@ def hardware(device: torch.device) -> str:
 
 
 def ours(models, measurement: dict) -> dict:
-    """The checklist for a `specviz.cost.measure` result on `models`, as {item: text}.
+    """The checklist for a `specviz.lessons.cost.measure` result on `models`, as {item: text}.
 
     `measurement` holds "prompt", "settings" (engine Settings), "plain" and "speculative"
     ({"trace", "costs", "runs_ms"}) and "speedup".

@@ -17,10 +17,10 @@ What it leaves out: batch serving (many requests), prefill speed, time to first 
 """
 import statistics
 
-from specviz.checklist import hardware
-from specviz.cost import speedup, trace_costs
-from specviz.engine import Generation, Settings
-from specviz.models import LOOPING
+from specviz.generator.engine import Generation, Settings
+from specviz.generator.models import LOOPING
+from specviz.lessons.checklist import hardware
+from specviz.lessons.cost import speedup, trace_costs
 
 PROMPTS = [
     "The best way to learn is to",

@@ -3,9 +3,9 @@ import pandas as pd
 import streamlit as st
 
 import appkit
-from specviz import checklist, cost
-from specviz.app_state import PRESETS
-from specviz.engine import Settings
+from specviz.generator.engine import Settings
+from specviz.hosting.app_state import PRESETS
+from specviz.lessons import checklist, cost
 
 S = st.session_state
 

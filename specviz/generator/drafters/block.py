@@ -14,11 +14,11 @@ Per round (anchor = newest committed token, at position n = number of processed 
 The drafter caches the keys/values of context features and, after each round, adds only the
 positions the target has just processed and kept (`commit`); nothing is re-encoded.
 
-What it leaves out: DSpark's scheduler (specviz.admission, lesson 4), tree drafting.
+What it leaves out: DSpark's scheduler (specviz.lessons.admission, lesson 4), tree drafting.
 """
 import torch
 
-from specviz.drafters.base import Draft, Drafter, Pick
+from specviz.generator.drafters.base import Draft, Drafter, Pick
 
 
 class BlockDrafter(Drafter):

@@ -17,8 +17,8 @@ so read small differences as noise.
 import math
 import statistics
 
-from specviz.cost import break_even_tokens, fastest_runs, speedup, trace_costs, warm_up
-from specviz.engine import Generation, Settings
+from specviz.generator.engine import Generation, Settings
+from specviz.lessons.cost import break_even_tokens, fastest_runs, speedup, trace_costs, warm_up
 
 
 def threshold_sweep(models, prompt: str, drafters: list[str], thresholds: list[float], k: int = 4,

@@ -14,7 +14,7 @@ What it leaves out: prefill (time to first token); both runners pay it before th
 """
 from dataclasses import dataclass, field
 
-from specviz.engine import Generation, Settings
+from specviz.generator.engine import Generation, Settings
 
 
 @dataclass

@@ -9,9 +9,9 @@ import time
 import streamlit as st
 
 import appkit
-from specviz.app_state import PRESETS, VERIFIER_LABELS, Cursor, LessonSettings, from_params, to_params
-from specviz.engine import VERIFIERS, Generation
-from specviz.trace import Trace
+from specviz.generator.engine import VERIFIERS, Generation
+from specviz.generator.trace import Trace
+from specviz.hosting.app_state import PRESETS, VERIFIER_LABELS, Cursor, LessonSettings, from_params, to_params
 from specviz.viz import cache, histories, stages, tokens
 
 S = st.session_state

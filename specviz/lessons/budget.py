@@ -1,5 +1,5 @@
 """The verification budget on live requests: DSpark confidences, a profiled SPS table, and
-Algorithm 1 (specviz.admission) deciding how much of each draft the target checks.
+Algorithm 1 (specviz.lessons.admission) deciding how much of each draft the target checks.
 
 Each request runs one real round with the DSpark drafter, so its confidence head's prefix
 survival a_{r,j} sits beside how many proposals the target then actually accepted.
@@ -11,9 +11,9 @@ pricing logic (Theta = tau * SPS(B)) is the same either way.
 What it leaves out: executing the allocation (the requests are not re-verified at the admitted
 widths); asynchronous two-steps-earlier capacity (lesson 5 shows why it matters).
 """
-from specviz.admission import algorithm1
-from specviz.cost import verification_cost_by_width
-from specviz.engine import Generation, Settings, encode_prompt
+from specviz.generator.engine import Generation, Settings, encode_prompt
+from specviz.lessons.admission import algorithm1
+from specviz.lessons.cost import verification_cost_by_width
 
 
 def draft_requests(models, prompts: list[str], drafter: str = "dspark", k: int = 4) -> list:

@@ -17,8 +17,8 @@ import statistics
 
 import torch
 
-from specviz.cost import warm_up
-from specviz.engine import Generation, Settings
+from specviz.generator.engine import Generation, Settings
+from specviz.lessons.cost import warm_up
 
 PHRASES = [" of course", " no problem", " of problem", " no course"]
 DIALOGUE_PROMPT = 'Anne asked, "Could you open the window?" "Yes,'

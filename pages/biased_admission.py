@@ -2,7 +2,7 @@
 import streamlit as st
 
 import appkit
-from specviz import admission
+from specviz.lessons import admission
 from specviz.viz import admission as figs
 from specviz.viz.charts import num
 

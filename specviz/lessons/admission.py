@@ -21,7 +21,7 @@ What it leaves out: many requests with real confidence heads (lesson 4 prices th
 import random
 from dataclasses import dataclass
 
-from specviz.verify import accept_probability
+from specviz.generator.verify import accept_probability
 
 APPENDIX_A = {"a1": 0.8, "sps": (1.0, 0.5, 0.45), "c2_after_a": 0.9, "c2_after_b": 0.0,
               "p": (0.7, 0.3), "q": (0.5, 0.5)}

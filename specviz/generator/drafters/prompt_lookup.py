@@ -7,7 +7,7 @@ probability p(x) and otherwise resamples from p with x removed, which is still e
 """
 import torch
 
-from specviz.drafters.base import Draft, Drafter
+from specviz.generator.drafters.base import Draft, Drafter
 
 
 def lookup(ids: list[int], k: int, max_ngram: int = 3, min_ngram: int = 1) -> list[int]:

@@ -2,9 +2,10 @@
 import streamlit as st
 
 import appkit
-from specviz import cost, cpu_linear
-from specviz.app_state import PRESETS
-from specviz.engine import Settings, encode_prompt
+from specviz.generator import cpu_linear
+from specviz.generator.engine import Settings, encode_prompt
+from specviz.hosting.app_state import PRESETS
+from specviz.lessons import cost
 from specviz.viz import costs as figs
 
 S = st.session_state
@@ -121,7 +122,7 @@ with st.expander("Why the curve has this shape here: how this CPU multiplies a f
             "few rows of a one-token step or a verification their speed can differ by 3×, and which wins depends on "
             "the CPU, the layer's shape and the number of rows. So specviz times all four for every shape when the "
             "models load, and each layer uses the fastest for the rows it is given, the plain step as much as the "
-            "check (`specviz/cpu_linear.py`). The seed's "
+            "check (`specviz/generator/cpu_linear.py`). The seed's "
             "“kernel shapes … can move the break-even point”, measured on this machine for the target's layers, "
             f"at 1 row and at k + 1 = {S['keep_l7_k'] + 1}:")
         st.dataframe(layouts, hide_index=True)

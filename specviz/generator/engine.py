@@ -13,7 +13,7 @@ dflash_block_size = k + 1 (see `from_dflash_block_size`).
 Plain decoding is the same loop with no drafter (k = 0): one target forward, one token.
 
 Timing: each round marks four moments (start, drafted, verified, recorded) with a
-`specviz.clock.Stopwatch`, which uses CUDA events on a GPU, so queued GPU work is timed where
+`specviz.generator.clock.Stopwatch`, which uses CUDA events on a GPU, so queued GPU work is timed where
 it runs. Prefill is timed separately and is never part of a round.
 
 What it leaves out: batching several requests into one target forward (the scheduler lesson
@@ -24,12 +24,12 @@ from dataclasses import asdict, dataclass, field, replace
 import torch
 from transformers import DynamicCache
 
-from specviz.clock import Stopwatch
-from specviz.drafters.base import Draft
-from specviz.models import ModelSet
-from specviz.sampling import SamplingSettings, sample, transform
-from specviz.trace import Round, Trace
-from specviz.verify import greedy_matches, residual, speculative_sampling, target_draw_matching
+from specviz.generator.clock import Stopwatch
+from specviz.generator.drafters.base import Draft
+from specviz.generator.models import ModelSet
+from specviz.generator.sampling import SamplingSettings, sample, transform
+from specviz.generator.trace import Round, Trace
+from specviz.generator.verify import greedy_matches, residual, speculative_sampling, target_draw_matching
 
 VERIFIERS = ("greedy", "sampling", "match")
 MAX_BLOCK = 32

@@ -4,9 +4,9 @@ import plotly.graph_objects as go
 import streamlit as st
 
 import appkit
-from specviz import budget
-from specviz.admission import algorithm1
-from specviz.app_state import PRESETS
+from specviz.hosting.app_state import PRESETS
+from specviz.lessons import budget
+from specviz.lessons.admission import algorithm1
 from specviz.viz import stages
 from specviz.viz.admission import theta_steps
 from specviz.viz.charts import base_layout, num

@@ -4,9 +4,9 @@ import time
 import streamlit as st
 
 import appkit
-from specviz import race
-from specviz.app_state import PRESETS
-from specviz.engine import Settings
+from specviz.generator.engine import Settings
+from specviz.hosting.app_state import PRESETS
+from specviz.lessons import race
 from specviz.viz.race import lane_html
 
 REPLAY_SECONDS = 3.0   # the slower runner's measured decode time, stretched to this on screen
@@ -76,5 +76,5 @@ if result:
                "measured pace. Lesson 7 takes the time apart; lesson 8 asks what such a number can and cannot tell you.")
 
 st.subheader("Lessons")
-for path, title, _ in appkit.LESSONS:
+for path, title in appkit.LESSONS:
     st.page_link(path, label=title)

@@ -18,9 +18,9 @@ import random
 
 import torch
 
-from specviz.engine import Generation, Settings
-from specviz.sampling import SamplingSettings, transform
-from specviz.verify import accept_probability
+from specviz.generator.engine import Generation, Settings
+from specviz.generator.sampling import SamplingSettings, transform
+from specviz.generator.verify import accept_probability
 
 RULES = ("ratio", "match")
 

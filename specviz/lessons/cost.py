@@ -17,8 +17,8 @@ from dataclasses import dataclass, replace
 import torch
 from transformers import DynamicCache
 
-from specviz.clock import Stopwatch
-from specviz.engine import Generation
+from specviz.generator.clock import Stopwatch
+from specviz.generator.engine import Generation
 
 
 def ms_per_token(total_ms: float, tokens: int) -> float:

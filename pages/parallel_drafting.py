@@ -2,8 +2,8 @@
 import streamlit as st
 
 import appkit
-from specviz import parallel
-from specviz.app_state import PRESETS
+from specviz.hosting.app_state import PRESETS
+from specviz.lessons import parallel
 from specviz.viz import parallel as figs
 
 S = st.session_state

@@ -18,15 +18,15 @@ import torch
 from transformers import AutoModelForCausalLM, AutoTokenizer
 from transformers.utils import logging as hf_logging
 
-from specviz.cpu_linear import use_fast_layouts
-from specviz.drafters.autoregressive import AutoregressiveDrafter
-from specviz.drafters.base import Drafter
-from specviz.drafters.block import BlockDrafter
-from specviz.drafters.block_model import BlockDrafterConfig, BlockDrafterModel
-from specviz.drafters.prompt_lookup import PromptLookupDrafter
+from specviz.generator.cpu_linear import use_fast_layouts
+from specviz.generator.drafters.autoregressive import AutoregressiveDrafter
+from specviz.generator.drafters.base import Drafter
+from specviz.generator.drafters.block import BlockDrafter
+from specviz.generator.drafters.block_model import BlockDrafterConfig, BlockDrafterModel
+from specviz.generator.drafters.prompt_lookup import PromptLookupDrafter
 
 hf_logging.disable_progress_bar()
-MODELS_DIR = Path(os.environ.get("SPECVIZ_MODELS_DIR", Path(__file__).resolve().parents[1] / "models"))
+MODELS_DIR = Path(os.environ.get("SPECVIZ_MODELS_DIR", Path(__file__).resolve().parents[2] / "models"))
 # drafter name -> folder in models/ (None: needs no model). dloop-plain is DLoop run on the
 # DSpark drafter that never saw loop-aware training: the ablation of DLoop's Table 2.
 EMBEDDED = {"target": "target", "drafters": {

@@ -3,10 +3,10 @@ import pandas as pd
 import streamlit as st
 
 import appkit
-from specviz import coupling
-from specviz.app_state import PRESETS
-from specviz.engine import Generation, Settings
-from specviz.sampling import SamplingSettings
+from specviz.generator.engine import Generation, Settings
+from specviz.generator.sampling import SamplingSettings
+from specviz.hosting.app_state import PRESETS
+from specviz.lessons import coupling
 from specviz.viz import distributions as figs
 from specviz.viz.charts import num
 

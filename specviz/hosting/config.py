@@ -27,10 +27,10 @@ from pathlib import Path
 
 import torch
 
-from specviz.engine import MAX_BLOCK, Settings
-from specviz.models import ModelSet, load_embedded, pick_device, ready
+from specviz.generator.engine import MAX_BLOCK, Settings
+from specviz.generator.models import ModelSet, load_embedded, pick_device, ready
 
-REPO_CONFIG = Path(__file__).resolve().parents[1] / "specviz.toml"
+REPO_CONFIG = Path(__file__).resolve().parents[2] / "specviz.toml"
 DEVICES = ("auto", "cpu", "cuda", "mps")          # and cuda:N
 DTYPES = {"auto": None, "float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
 # names reach URLs, widgets and HTML: keep them to plain characters
@@ -263,7 +263,7 @@ def _one_line(e: Exception) -> str:
 
 
 def _device(device: str) -> torch.device:
-    """The device a set runs on; "auto" follows specviz.models.pick_device."""
+    """The device a set runs on; "auto" follows specviz.generator.models.pick_device."""
     if device.startswith("cuda") and not torch.cuda.is_available():
         raise ModelSetError(f"device {device} was asked for, but torch sees no CUDA GPU on this server")
     if device == "mps" and not torch.backends.mps.is_available():
@@ -272,7 +272,7 @@ def _device(device: str) -> torch.device:
 
 
 def _embedded(spec: SetConfig, dev: torch.device, dtype: torch.dtype | None) -> ModelSet:
-    """The shipped set in specviz.models' dtype, or in `dtype` when the host names one."""
+    """The shipped set in specviz.generator.models' dtype, or in `dtype` when the host names one."""
     m = load_embedded(str(dev))
     if dtype not in (None, m.dtype):
         for model in {id(x): x for x in [m.target, *m.drafter_models.values()] if x is not None}.values():
