@@ -7,8 +7,8 @@ import streamlit as st
 
 import appkit
 
-st.set_page_config(page_title="specviz · speculative decoding", page_icon="⚡", layout="wide")
-appkit.keep_session_state()
-nav = appkit.navigation()
-appkit.sidebar()
-nav.run()
+nav = appkit.frame()
+try:
+    nav.run()
+finally:
+    st.session_state[appkit.FRAMED] = False   # a page run without this frame draws it itself

@@ -37,31 +37,42 @@ LESSONS = [   # (file, title): the url path is the file's stem, as Streamlit der
     ("pages/cost_per_token.py", "7 · Cost per token"),
     ("pages/reading_a_speedup.py", "8 · Reading a speedup"),
 ]
-ROUTED = "routed_through_app"
+FRAMED = "app_frame_running"   # True while app.py runs the page (see navigation)
 
 
 def navigation():
-    """The app's pages, for app.py to run on every rerun.
-
-    Each page keeps the url path Streamlit derives from its file name (pages/dloop.py -> /dloop).
-    That matters on a freshly started server: until some session has called st.navigation,
-    Streamlit treats a folder named pages/ as a legacy multipage app, and a lesson's link opened
-    as the very first request runs the lesson file directly, without app.py. Because the paths
-    agree, that first request still finds its page (no "Page not found"), and `route_through_app`
-    sends it through app.py's frame once.
-    """
-    st.session_state[ROUTED] = True
+    """The app's pages. Each keeps the url path Streamlit derives from its file name
+    (pages/dloop.py -> /dloop); see `frame` for why that matters."""
     return st.navigation({
         "specviz": [st.Page(HOME, title="Home: draft, then verify", icon="⚡", default=True)],
         "Lessons": [st.Page(path, title=title) for path, title in LESSONS],
     })
 
 
-def route_through_app():
-    """Rerun through app.py when this page was started without it (see `navigation`)."""
-    if ROUTED not in st.session_state:
-        navigation()   # registers the real pages, which also ends the legacy mode for the server
-        st.rerun()     # the same url path, now through app.py's frame
+def frame():
+    """What app.py draws around every page: page config, kept state, navigation, sidebar.
+
+    app.py calls it on every run and then runs the page. A page calls `ensure_frame` first, for
+    the one run app.py does not start: until some session has called st.navigation, Streamlit
+    treats a folder named pages/ as a legacy multipage app, and a lesson's link opened as the
+    very first request of a fresh server runs the lesson file directly. Because the url paths
+    agree with the file names, that request still finds its page (no "Page not found"), and
+    the page then draws the frame itself. (Streamlit's AppTest resets that legacy mode before
+    every run, which is why the mark is per run.)
+    """
+    st.session_state[FRAMED] = True
+    st.set_page_config(page_title="specviz · speculative decoding", page_icon="⚡", layout="wide")
+    keep_session_state()
+    nav = navigation()
+    sidebar()
+    return nav
+
+
+def ensure_frame():
+    """Draw app.py's frame when this page was started without it (see `frame`)."""
+    if not st.session_state.get(FRAMED):
+        frame()
+        st.session_state[FRAMED] = False   # no app.py around this run to clear the mark
 
 
 @st.cache_resource(show_spinner=False)
@@ -202,7 +213,7 @@ def presenter() -> bool:
 
 def css():
     """The page's stylesheet; every page calls it first, so it also makes sure app.py's frame ran."""
-    route_through_app()
+    ensure_frame()
     st.html(stylesheet(presenter()))
 
 
