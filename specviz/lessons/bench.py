@@ -11,7 +11,10 @@ verify_only_speedup = baseline ms/token / verify_ms_per_token: the speedup the s
 give if drafting and bookkeeping cost nothing, a ceiling that no cheaper drafter of the same
 acceptance can pass (only more tokens a round, or a cheaper check, can).
 A drafter is run at each block size asked for (DLoop also at each loop threshold) and
-reported at its best variant.
+reported at its best variant. The spread follows specviz.lessons.protocol: each counted repeat
+gives one speedup (the baseline's median ms/token over the prompts against the variant's), and
+"speedup_spread" is their median and range. Before the runs the thread count is fitted to the
+cores free now (specviz.generator.threads), as the app does.
 
 What it leaves out: batch serving (many requests), prefill speed, time to first token.
 """
@@ -19,8 +22,10 @@ import statistics
 
 from specviz.generator.engine import Generation, Settings
 from specviz.generator.models import LOOPING
+from specviz.generator.threads import fit_threads
 from specviz.lessons.checklist import hardware
 from specviz.lessons.cost import speedup, trace_costs
+from specviz.lessons.protocol import ratio_spread
 
 PROMPTS = [
     "The best way to learn is to",
@@ -69,6 +74,7 @@ def bench(models, drafters: list[str], block_sizes: list[int], max_new_tokens: i
         ks = loop_block_sizes if d in LOOPING else block_sizes
         for label, opts in variants(d, ks, thresholds).items():
             configs[f"{d}@{label}"] = Settings.greedy(d, max_new_tokens, **opts)
+    threads = fit_threads(models)
     runs = {name: [] for name in configs}
     mismatches = []
     for rep in range(repeats + 1):          # repeat 0 warms up and is not counted
@@ -88,10 +94,13 @@ def bench(models, drafters: list[str], block_sizes: list[int], max_new_tokens: i
                               "verify_ms_per_token", "stages")}
            for name, rs in runs.items()}
     base = med.pop("baseline")
+    per_repeat = {name: [statistics.median(r["ms_per_token"] for r in rs[i:i + len(prompts)])
+                         for i in range(0, len(rs), len(prompts))] for name, rs in runs.items()}
     methods = {}
     for d in drafters:
         found = {name.split("@", 1)[1]: dict(m, speedup=speedup(base["ms_per_token"], m["ms_per_token"]),
-                                             verify_only_speedup=speedup(base["ms_per_token"], m["verify_ms_per_token"]))
+                                             verify_only_speedup=speedup(base["ms_per_token"], m["verify_ms_per_token"]),
+                                             speedup_spread=ratio_spread(per_repeat["baseline"], per_repeat[name]).as_dict())
                  for name, m in med.items() if name.split("@", 1)[0] == d}
         best = max(found, key=lambda v: found[v]["speedup"])
         opts = {k: v for k, v in vars(configs[f"{d}@{best}"]).items() if k in ("block_size", "loop_threshold")}
@@ -101,4 +110,4 @@ def bench(models, drafters: list[str], block_sizes: list[int], max_new_tokens: i
     return {"baseline": base, "methods": methods, "greedy_mismatches": mismatches,
             "settings": {"max_new_tokens": max_new_tokens, "repeats": repeats, "prompts": len(prompts),
                          "device": str(models.device), "dtype": str(models.dtype).replace("torch.", ""),
-                         "hardware": hardware(models.device)}}
+                         "hardware": hardware(models.device), "threads": threads["threads"]}}

@@ -10,11 +10,20 @@ lanes after every round put the browser's work on the same cores as the rounds b
 plain decoding, with two to three times as many rounds, paid for more of it (on a 2-core host
 41.5 ms/token against a quiet 6). The replay is slow motion, at the measured pace of each lane.
 
+One race is one draw from a noisy machine, so `run` races several times (the protocol of
+specviz.lessons.protocol: the sides alternate inside each race, the speedup is given as the
+median and range over races) and replays the median race. `fastest_setting` picks the drafter
+and block size the page opens with by measuring them on this server, and `verdict` says, with
+the race's own numbers, why speculation won or lost: tokens committed per round against what a
+round costs in one-token steps.
+
 What it leaves out: prefill (time to first token); both runners pay it before the start line.
 """
 from dataclasses import dataclass, field
 
 from specviz.generator.engine import Generation, Settings
+from specviz.lessons import protocol
+from specviz.lessons.cost import trace_costs
 
 
 @dataclass
@@ -74,3 +83,56 @@ def frames(runners: list[Runner], seconds: float) -> list[tuple[float, int, int,
     """
     end = max(ms for r in runners for ms, _ in r.marks)
     return sorted((ms / end * seconds, i, n, ms / n) for i, r in enumerate(runners) for ms, n in r.marks)
+
+
+def run(models, prompt: str, speculative: Settings, races: int = 5, progress=None) -> dict:
+    """`races` races of the same prompt; {"races": [[plain, speculative], ...], "speedup": Spread,
+    "median": index of the race whose speedup is the median}. `progress(done, total)` after each."""
+    done = []
+    for i in range(races):
+        done.append(finish(start(models, prompt, speculative)))
+        if progress:
+            progress(i + 1, races)
+    speedups = [plain.ms_per_token / spec.ms_per_token for plain, spec in done]
+    order = sorted(range(races), key=speedups.__getitem__)
+    return {"races": done, "speedup": protocol.spread(speedups), "median": order[(races - 1) // 2]}
+
+
+def verdict(plain: Runner, spec: Runner) -> dict:
+    """Why the speculative runner won or lost: what a round commits against what it costs.
+
+    A round wins when it commits more tokens than the one-token steps its time would buy plain
+    decoding: tokens_per_round > round_in_steps.
+
+    >>> plain = Runner("plain", None, elapsed_ms=100.0, texts=[("a", "bonus")] * 10)
+    >>> spec = Runner("spec", None, elapsed_ms=60.0, texts=[("a", "accepted")] * 10, marks=[(30.0, 5), (60.0, 10)])
+    >>> verdict(plain, spec)
+    {'tokens_per_round': 5.0, 'round_in_steps': 3.0, 'wins': True}
+    """
+    rounds = len(spec.marks)
+    tokens_per_round = len(spec.texts) / rounds
+    round_in_steps = spec.elapsed_ms / rounds / plain.ms_per_token
+    return {"tokens_per_round": tokens_per_round, "round_in_steps": round_in_steps,
+            "wins": tokens_per_round > round_in_steps}
+
+
+def fastest_setting(models, prompt: str, drafters: list[str], block_sizes=(2, 4), tokens: int = 16,
+                    repeats: int = 1, progress=None) -> dict:
+    """Measure every drafter at every block size against plain decoding on this server, the sides
+    alternated (specviz.lessons.protocol), and return the fastest:
+    {"drafter", "block_size", "speedup": Spread, "tried": {label: Spread}}.
+
+    Short and few by default (one counted run of 16 tokens after a warm-up, k = 2 and 4): it
+    chooses where the page opens, once per server, and the race itself then measures with spread.
+    """
+    if not drafters:
+        raise ValueError("this model set has no drafter to race")
+    settings = {"plain": Settings.greedy(None, tokens)}
+    settings.update({(d, k): Settings.greedy(d, tokens, block_size=k) for d in drafters for k in block_sizes})
+    runs = protocol.alternate({name: (lambda s=s: trace_costs(Generation(models, prompt, s).run())["ms_per_token"])
+                               for name, s in settings.items()}, repeats,
+                              progress=lambda done, total, _: progress(done, total) if progress else None)
+    tried = {name: protocol.ratio_spread(runs["plain"], runs[name]) for name in settings if name != "plain"}
+    (drafter, k) = max(tried, key=lambda name: tried[name].median)
+    return {"drafter": drafter, "block_size": k, "speedup": tried[(drafter, k)],
+            "tried": {f"{d} k={k}": s for (d, k), s in tried.items()}}

@@ -1,0 +1,141 @@
+"""The one way every live figure measures: alternate the sides, repeat, summarise with the spread,
+and say when a difference is inside the noise.
+
+A live number on a shared machine (a teacher's laptop serving the page and drawing it, a server
+with other sessions) is one draw from a noisy process. So every comparison the lessons and the
+bench show is measured the same way:
+
+  alternate   the sides run A, B, A, B, ... so a busy moment falls on all of them alike;
+  repeat      several runs per side, so the spread can be seen;
+  summarise   the median (one slow run does not move it) and the range of the runs;
+  compare     a ratio is taken run by run (A's i-th run against B's i-th run), and a
+              difference whose ranges overlap is labelled "within this machine's noise".
+
+Costs that only grow with interference (one forward over w tokens, repeated on a fixed context)
+keep the fastest run instead: nothing on the machine makes a forward faster than it is.
+
+What it leaves out: confidence intervals with a distributional model; a handful of runs shows
+the spread honestly, and the lessons never claim more than it.
+"""
+import statistics
+from dataclasses import dataclass
+from typing import Callable
+
+
+@dataclass(frozen=True)
+class Spread:
+    """The median of some runs and their range.
+
+    >>> s = spread([1.41, 1.60, 1.52, 1.55, 1.47])
+    >>> s.median, s.low, s.high, s.n
+    (1.52, 1.41, 1.6, 5)
+    >>> s.label(unit="×")
+    '1.52× (1.41–1.60× over 5 runs)'
+    >>> spread([9.87]).label(" ms", digits=1)
+    '9.9 ms (one run)'
+    """
+    median: float
+    low: float
+    high: float
+    n: int
+
+    def label(self, unit: str = "", digits: int = 2) -> str:
+        f = f"{{:.{digits}f}}"
+        if self.n == 1:
+            return f"{f.format(self.median)}{unit} (one run)"
+        return f"{f.format(self.median)}{unit} ({f.format(self.low)}–{f.format(self.high)}{unit} over {self.n} runs)"
+
+    def as_dict(self) -> dict:
+        return {"median": self.median, "low": self.low, "high": self.high, "runs": self.n}
+
+
+def spread(values) -> Spread:
+    """Median and range of a non-empty list of numbers."""
+    values = [float(v) for v in values]
+    if not values:
+        raise ValueError("no runs to summarise")
+    return Spread(statistics.median(values), min(values), max(values), len(values))
+
+
+def ratio_spread(numerators, denominators) -> Spread:
+    """Run-by-run ratios (a speedup: plain ms/token over speculative ms/token, repeat by repeat).
+
+    >>> ratio_spread([10.0, 12.0, 11.0], [5.0, 8.0, 5.5]).label(unit="×")
+    '2.00× (1.50–2.00× over 3 runs)'
+    """
+    if len(numerators) != len(denominators):
+        raise ValueError("a ratio needs as many runs on each side")
+    return spread([a / b for a, b in zip(numerators, denominators)])
+
+
+def within_noise(a: Spread, b: Spread) -> bool:
+    """Whether two measurements' ranges overlap: then their order is not a finding.
+
+    >>> within_noise(spread([1.0, 1.2]), spread([1.1, 1.3])), within_noise(spread([1.0, 1.1]), spread([1.2, 1.3]))
+    (True, False)
+    """
+    return a.low <= b.high and b.low <= a.high
+
+
+def beats(a: Spread, b: Spread) -> str:
+    """How a page says that `a` compares with `b`: "above", "below" or "within this machine's noise".
+
+    >>> beats(spread([2.0, 2.1]), spread([1.0, 1.1])), beats(spread([1.0, 1.2]), spread([1.1, 1.3]))
+    ('above', "within this machine's noise")
+    """
+    if within_noise(a, b):
+        return "within this machine's noise"
+    return "above" if a.median > b.median else "below"
+
+
+def alternate(sides: dict[str, Callable[[], object]], repeats: int, progress=None) -> dict[str, list]:
+    """Run every side once per repeat, in turn, after one uncounted warm-up run of each:
+    {name: [result of each counted run]}. `progress(done, total, name)` is told before each run.
+
+    >>> calls = []
+    >>> out = alternate({"a": lambda: calls.append("a") or 1, "b": lambda: calls.append("b") or 2}, repeats=2)
+    >>> "".join(calls), out
+    ('ababab', {'a': [1, 1], 'b': [2, 2]})
+    """
+    if repeats < 1:
+        raise ValueError("need at least one counted run")
+    total, done = (repeats + 1) * len(sides), 0
+    out = {name: [] for name in sides}
+    for rep in range(repeats + 1):      # repeat 0 warms up: first calls pay one-off costs
+        for name, run in sides.items():
+            if progress:
+                progress(done, total, name)
+            result = run()
+            done += 1
+            if rep:
+                out[name].append(result)
+    return out
+
+
+def non_decreasing(values: list[float]) -> list[float]:
+    """The closest non-decreasing sequence in least squares (pool adjacent violators): the cost
+    of a forward as its width grows, with the zig-zags of noise pooled away.
+
+    >>> non_decreasing([10.0, 12.0, 11.0, 15.0, 14.0, 14.0])
+    [10.0, 11.5, 11.5, 14.333333333333334, 14.333333333333334, 14.333333333333334]
+    """
+    blocks = []                          # [mean, count] of pooled runs
+    for v in values:
+        blocks.append([float(v), 1])
+        while len(blocks) > 1 and blocks[-2][0] > blocks[-1][0]:
+            (m1, n1), (m2, n2) = blocks.pop(-2), blocks.pop()
+            blocks.append([(m1 * n1 + m2 * n2) / (n1 + n2), n1 + n2])
+    return [m for m, n in blocks for _ in range(n)]
+
+
+def outlier_cap(values: list[float], factor: float = 3.0) -> float | None:
+    """Where a bar chart's axis should stop so that one outlier does not squash the rest: `factor`
+    times the median, when some value lies above it; None when none does.
+
+    >>> outlier_cap([10, 11, 9, 200]), outlier_cap([10, 11, 9, 12])
+    (31.5, None)
+    """
+    if not values:
+        return None
+    cap = factor * statistics.median(values)
+    return cap if max(values) > cap else None
