@@ -4,73 +4,114 @@ Everything a page draws is in these records, so a recorded trace can be scrubbed
 JSON and replayed without loading a model. Token ids are ints, probabilities floats, times
 milliseconds.
 
+The records are the trace's schema: pydantic checks every field's type and range when the
+engine builds a record and when a file is read, and `check_round` / `check_trace`
+(specviz.generator.trace_schema) check the relations between fields, on every round the engine
+records (`Trace.record`) and on a whole file (`Trace.from_json`). A file that breaks any of
+them is refused with one sentence naming the first thing wrong.
+
 Timed boundary: `prefill_ms` covers the prompt pass of the target (and of a drafter that needs
 one) and is kept apart; decode time is the sum over rounds of `total_ms`, measured from the
 start of drafting to the end of committing.
+
+What it leaves out: the relations of a `Round` built on its own (the viz tests draw hand-made
+rounds); they are checked where a round joins a trace.
 """
 import json
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, field
+from typing import Annotated, Any
+
+from pydantic import (ConfigDict, Field, TypeAdapter, ValidationError, ValidationInfo, field_validator,
+                      model_validator)
+from pydantic.dataclasses import dataclass
+
+from specviz.generator.trace_schema import (MAX_TOP, MAX_VOCAB, Count, Decision, DrafterInfo, Emitted, Flag, Greedy,
+                                            Millis, Notice, Probability, Text, TokenId, TopRow, check_round,
+                                            check_settings, check_trace, refusal)
+
+RECORD = ConfigDict(extra="forbid")
 
 
-@dataclass
+@dataclass(config=RECORD)
 class Round:
-    index: int
-    proposed: list[int]                 # drafted token ids x_1..x_k
-    proposed_tokens: list[str]
-    q: list[float]                      # q_i(x_i): probability the drafter gave its proposal
-    q_top: list[list]                   # per proposal: [[id, text, prob], ...] top of q
-    p_top: list[list]                   # per candidate history H, H x1, ...: top of p (k+1 rows)
-    p_proposed: list[float]             # p_i(x_i)
-    target_choice: list[int]            # argmax of p at each candidate history (k+1)
-    decisions: list[dict]               # per proposal: accepted, and u / ratio / target_draw
-    greedy: dict | None                 # the n_matches computation (greedy verifier only)
-    accepted: int                       # proposals kept
-    emitted: list[dict]                 # [{"id", "text", "kind": accepted|correction|bonus}]
-    processed_before: int               # target cache length before / after this round
-    processed_after: int
-    committed_before: int               # committed token count before / after
-    committed_after: int
-    draft_ms: float
-    verify_ms: float
-    overhead_ms: float
-    total_ms: float
-    drafter_info: dict = field(default_factory=dict)
+    index: Count
+    proposed: list[TokenId]             # drafted token ids x_1..x_k
+    proposed_tokens: list[Text]
+    q: list[Probability]                # q_i(x_i): probability the drafter gave its proposal
+    q_top: list[TopRow]                 # per proposal: [[id, text, prob], ...] top of q
+    p_top: list[TopRow]                 # per candidate history H, H x1, ...: top of p (k+1 rows)
+    p_proposed: list[Probability]       # p_i(x_i)
+    target_choice: list[TokenId]        # argmax of p at each candidate history (k+1)
+    decisions: list[Decision]           # per proposal: accepted, and u / ratio / target_draw
+    greedy: Greedy | None               # the n_matches computation (greedy verifier only)
+    accepted: Count                     # proposals kept
+    emitted: Annotated[list[Emitted], Field(min_length=1)]   # [{"id", "text", "kind": accepted|correction|bonus|stop}]
+    processed_before: Count             # target cache length before / after this round
+    processed_after: Count
+    committed_before: Count             # committed token count before / after
+    committed_after: Count
+    draft_ms: Millis
+    verify_ms: Millis
+    overhead_ms: Millis
+    total_ms: Millis
+    drafter_info: DrafterInfo = field(default_factory=dict)
 
     @property
     def emitted_ids(self) -> list[int]:
         return [e["id"] for e in self.emitted]
 
 
-@dataclass
+@dataclass(config=RECORD)
 class Trace:
-    prompt: str
-    settings: dict
-    prompt_ids: list[int]
-    prefill_ms: float
+    prompt: Text
+    settings: dict[str, Any]            # the engine's Settings as a dict (check_settings)
+    prompt_ids: list[TokenId]
+    prefill_ms: Millis
+    vocab_size: Annotated[int, Field(strict=True, ge=1, le=MAX_VOCAB)]   # every token id is below it
+    top_k: Annotated[int, Field(strict=True, ge=1, le=MAX_TOP)]          # entries of each p_top / q_top row, at most
     rounds: list[Round] = field(default_factory=list)
-    prompt_tokens: list[str] = field(default_factory=list)   # text of each prompt id, for replay
-    notices: list[str] = field(default_factory=list)   # e.g. the prompt was truncated
-    finished: bool = False
+    prompt_tokens: list[Text] = field(default_factory=list)   # text of each prompt id, for replay
+    notices: list[Notice] = field(default_factory=list)       # e.g. the prompt was truncated
+    finished: Flag = False
+
+    @field_validator("settings")
+    @classmethod
+    def _settings(cls, value: dict) -> dict:
+        return check_settings(value)
+
+    @model_validator(mode="after")
+    def _relations(self, info: ValidationInfo) -> "Trace":
+        check_trace(self, (info.context or {}).get("max_new_tokens"))
+        return self
 
     @property
     def new_ids(self) -> list[int]:
         return [i for r in self.rounds for i in r.emitted_ids]
 
+    def record(self, r: Round) -> None:
+        """Append the engine's next round once it agrees with the rounds before it."""
+        check_round(self, len(self.rounds), r)
+        self.rounds.append(r)
+
     def to_json(self) -> str:
         return json.dumps(asdict(self))
 
     @staticmethod
-    def from_json(text: str) -> "Trace":
-        """Parse a trace saved by `to_json`; raises ValueError with a readable reason if not."""
+    def from_json(text: str | bytes, max_new_tokens: int | None = None) -> "Trace":
+        """Read a trace saved by `to_json`, refusing one longer than `max_new_tokens` new tokens.
+
+        Raises ValueError with one sentence naming the first thing wrong; nothing else escapes.
+
+        >>> Trace.from_json('{"prompt": "Hi"}')
+        Traceback (most recent call last):
+        ValueError: settings is missing
+        """
         try:
-            d = json.loads(text)
-            names = {f.name for f in fields(Round)}
-            rounds = [Round(**{k: v for k, v in r.items() if k in names}) for r in d.pop("rounds")]
-            trace = Trace(**d, rounds=rounds)
-        except (json.JSONDecodeError, TypeError, KeyError, AttributeError) as e:
-            raise ValueError(f"not a specviz trace: {e}") from e
-        if not all(isinstance(i, int) for i in trace.prompt_ids + trace.new_ids):
-            raise ValueError("not a specviz trace: token ids must be integers")
-        if not all(isinstance(t, str) for t in trace.prompt_tokens):
-            raise ValueError("not a specviz trace: token texts must be strings")
-        return trace
+            return _TRACE.validate_json(text, strict=True, context={"max_new_tokens": max_new_tokens})
+        except ValidationError as e:
+            raise ValueError(refusal(e)) from None
+        except RecursionError:   # pydantic's parser stops deep nesting itself; this is a second guard
+            raise ValueError("not a specviz trace: its lists are nested too deeply") from None
+
+
+_TRACE = TypeAdapter(Trace)
