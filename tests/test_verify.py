@@ -121,8 +121,15 @@ def test_target_draw_matching_reproduces_p_exactly(p, q):
 
 
 def test_the_two_couplings_accept_at_different_rates():
-    # same output law, different acceptance: ratio rule sum min(p, q); matching sum p * q
+    """Same output law, different acceptance, on DSpark's Appendix A pair p = (0.7, 0.3), q = (0.5, 0.5):
+    the ratio rule keeps a proposal with probability sum min(p, q) = 0.8, matching sum p * q = 0.5.
+
+    Both rates come from the verifiers themselves: every proposal x ~ q, with a grid of 1000
+    uniform draws (exact here: the ratios 1 and 0.6 fall on it) or every target draw y ~ p."""
     p, q = VOCABS[1]
-    ratio_rate = float(torch.minimum(p, q).sum())
-    match_rate = float((p * q).sum())
+    grid = [(i + 0.5) / 1000 for i in range(1000)]
+    ratio_rate = sum(float(q[x]) * sum(speculative_sampling([x], [p, p], [q], [u])[0] for u in grid) / 1000
+                     for x in range(2))
+    match_rate = sum(float(q[x] * p[y]) * target_draw_matching([x], [y, 0])[0]
+                     for x, y in itertools.product(range(2), repeat=2))
     assert ratio_rate == pytest.approx(0.8) and match_rate == pytest.approx(0.5)
