@@ -27,3 +27,13 @@ def test_the_verify_only_ceiling_is_the_baseline_over_verification_time_per_toke
         for v in method["variants"].values():
             assert v["verify_only_speedup"] == res["baseline"]["ms_per_token"] / v["verify_ms_per_token"]
             assert v["verify_only_speedup"] > v["speedup"]
+
+
+def test_each_speedup_comes_with_its_spread_over_repeats(models):
+    # one speedup per counted repeat (baseline median ms/token over the prompts against the
+    # variant's), summarised as median and range: two prompts, three repeats, three speedups
+    res = bench(models, ["ar"], [2], max_new_tokens=8, repeats=3,
+                prompts=["The best way to learn is to", "Elinor was not inclined to"])
+    s = res["methods"]["ar"]["speedup_spread"]
+    assert s["runs"] == 3 and s["low"] <= s["median"] <= s["high"]
+    assert res["settings"]["threads"] >= 1

@@ -54,14 +54,18 @@ def test_width_probe_times_every_width_on_the_running_target(models):
     assert all(r["ms"] > 0 for r in rows) and rows[0]["relative"] == 1.0
 
 
-def test_a_live_measurement_alternates_the_sides_and_keeps_each_ones_fastest_run(models):
+def test_a_live_measurement_alternates_the_sides_and_keeps_each_ones_median_run(models):
     res = measure(models, "The best way to learn is to", Settings.greedy("ar", 8, block_size=3), repeats=3)
     for side in ("plain", "speculative"):
         assert len(res[side]["runs_ms"]) == 3
-        assert res[side]["costs"]["decode_ms"] == min(res[side]["runs_ms"])
+        assert res[side]["costs"]["decode_ms"] == sorted(res[side]["runs_ms"])[1]    # the median of three
         assert res[side]["costs"]["tokens"] == 8
+        assert res[side]["ms_per_token"].n == 3
     assert res["plain"]["trace"].new_ids == res["speculative"]["trace"].new_ids   # greedy: the same text
-    assert res["speedup"] == pytest.approx(res["plain"]["costs"]["ms_per_token"] / res["speculative"]["costs"]["ms_per_token"])
+    # the speedup pairs the sides run by run: plain's i-th run against speculative's i-th
+    pairs = [a / b for a, b in zip(res["plain"]["runs_ms"], res["speculative"]["runs_ms"])]
+    assert res["speedup_spread"].low == pytest.approx(min(pairs)) and res["speedup_spread"].high == pytest.approx(max(pairs))
+    assert res["speedup"] == res["speedup_spread"].median == pytest.approx(sorted(pairs)[1])
 
 
 def test_one_dloop_check_trades_bonus_tokens_for_target_passes():
@@ -70,28 +74,46 @@ def test_one_dloop_check_trades_bonus_tokens_for_target_passes():
     assert bonus_bound(1, 4)["one_check"] == bonus_bound(1, 4)["separate_checks"] == 5
 
 
-def test_a_second_stage_pays_only_where_its_tokens_are_worth_more_than_it_costs():
-    from specviz.lessons.sweep import gate_table
-    # per round that drafted two stages of k = 2: (first stage's sum of log q, proposals accepted of 4)
-    rounds = [(-0.5, 4), (-0.8, 2), (-3.0, 1), (-6.0, 3)]
-    loose, tight, closed = gate_table(rounds, k=2, thresholds=[-8.0, -1.0, 0.0], token_ms=10.0, stage_ms=6.0)
-    assert loose["opens"] == 1.0 and loose["first_stage_whole"] == 0.75
-    assert loose["tokens_added"] == 0.75 and loose["worth_ms"] == 7.5 and loose["pays"]   # 7.5 ms > 6 ms
-    assert tight["opens"] == 0.5 and tight["tokens_added"] == 1.0 and tight["pays"]
-    assert closed["opens"] == 0.0 and closed["tokens_added"] is None and closed["pays"] is None
-    # the same tokens do not repay a dearer stage
-    assert not gate_table(rounds, 2, [-8.0], token_ms=10.0, stage_ms=8.0)[0]["pays"]
+def test_a_later_stage_pays_only_where_looping_made_a_token_cheaper():
+    from specviz.lessons.protocol import spread
+    from specviz.lessons.sweep import stage_prices
+
+    def row(g, stages, tokens, ms, speedups):
+        return {"drafter": "dloop", "threshold": g, "looped": 0.5, "stages_per_round": stages,
+                "acceptance_length": tokens, "ms_per_token": ms, "speedup_spread": spread(speedups)}
+    # one stage a round: 2 tokens a check at 10 ms a token, a 20 ms round
+    one = row(None, 1.0, 2.0, 10.0, [1.0, 1.1, 1.2])
+    rows = [row(-8.0, 1.5, 2.5, 9.0, [1.3, 1.4, 1.5]),        # a 22.5 ms round: 5 ms and 1 token per extra stage
+            row(-12.0, 3.0, 2.2, 11.0, [0.8, 0.85, 0.9]),     # a 24.2 ms round: 2.1 ms and 0.1 token per extra stage
+            row(-10.0, 2.0, 2.0, 10.2, [1.05, 1.1, 1.15]),    # ranges overlap with one stage's
+            row(-2.0, 1.0, 2.0, 10.1, [1.0, 1.1, 1.2])]       # the gate never opened
+    pays, dear, noise, shut = stage_prices({"one_stage": {"dloop": one}, "rows": rows})
+    assert (pays["stage_ms"], pays["tokens_added"], pays["tokens_needed"], pays["verdict"]) == (5.0, 1.0, 0.5, "pays")
+    assert dear["stage_ms"] == pytest.approx(2.1) and dear["tokens_added"] == pytest.approx(0.1)
+    assert dear["tokens_needed"] == pytest.approx(0.21) and dear["verdict"] == "does not pay"
+    assert noise["verdict"] == "within this machine's noise"
+    assert shut["verdict"] == "gate never opened" and shut["stage_ms"] is shut["tokens_added"] is None
 
 
-def test_pricing_a_second_stage_of_the_real_loop_drafter(models):
-    import math
-    from specviz.lessons.sweep import stage_earnings
-    r = stage_earnings(models, "The best way to learn is to", "dloop", k=2, thresholds=[-math.inf, -4.0, -1.0],
-                       max_new_tokens=24, repeats=1)
-    always, mid, strict = r["rows"]
-    assert r["rounds"] > 0 and always["opens"] == 1.0
-    assert always["opens"] >= mid["opens"] >= strict["opens"]
-    for row in r["rows"]:
-        if row["pays"] is not None:   # the second stage adds tokens only where the first survived whole
-            assert 0 <= row["tokens_added"] <= 2 * row["first_stage_whole"]
-    assert r["token_ms"] > 0 and r["tokens_needed"] == pytest.approx(r["stage_ms"] / r["token_ms"])
+def test_the_sweep_measures_one_stage_beside_every_threshold_and_prices_from_those_runs(models):
+    from specviz.lessons.protocol import beats
+    from specviz.lessons.sweep import stage_prices, threshold_sweep
+    told = []
+    res = threshold_sweep(models, "He said, he said, he said, he said,", ["dloop"], [-8.0, -1.0], k=4, max_stages=3,
+                          max_new_tokens=16, repeats=2, progress=lambda done, total, name: told.append(name))
+    one, (open_, shut) = res["one_stage"]["dloop"], res["rows"]
+    assert told[:4] == ["plain decoding", "dloop, one stage a round", "dloop, g = -8", "dloop, g = -1"]
+    assert len(told) == 12                                              # a warm-up and 2 counted runs of 4 settings
+    assert one["stages_per_round"] == 1.0 and one["looped"] == 0.0
+    assert open_["stages_per_round"] > 1 and open_["looped"] > 0        # at g = -8 the gate opens on this prompt
+    assert shut["stages_per_round"] == 1.0 and stage_prices(res)[1]["verdict"] == "gate never opened"   # not at -1
+    assert all(r["speedup_spread"].n == 2 for r in res["rows"])
+    for price, row in zip(stage_prices(res), res["rows"]):
+        if price["stage_ms"] is None:
+            continue
+        said = beats(row["speedup_spread"], one["speedup_spread"])
+        assert price["verdict"] == {"above": "pays", "below": "does not pay"}.get(said, said)
+        if price["verdict"] == "pays":       # faster in every run: its tokens were worth more than the stage cost
+            assert price["tokens_added"] > price["tokens_needed"]
+        if price["verdict"] == "does not pay":
+            assert price["tokens_added"] < price["tokens_needed"]

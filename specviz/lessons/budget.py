@@ -28,11 +28,14 @@ def draft_requests(models, prompts: list[str], drafter: str = "dspark", k: int =
     return rounds
 
 
-def sps_table(models, prompt: str, max_tokens: int, repeats: int = 5) -> list[float]:
-    """Target steps per second at B = 1..max_tokens verification tokens, profiled now."""
+def sps_table(models, prompt: str, max_tokens: int, repeats: int = 5) -> dict:
+    """Target steps per second at B = 1..max_tokens verification tokens, profiled now:
+    {"sps": from the fitted cost line, which Algorithm 1 prices with, so that noise cannot flip
+    an admission; "raw": from each width's fastest call, for drawing beside it}.
+    """
     ids, _ = encode_prompt(models, prompt, Settings(max_new_tokens=1))
     rows = verification_cost_by_width(models, list(range(1, max_tokens + 1)), ids, repeats=repeats)
-    return [1000.0 / r["ms"] for r in rows]
+    return {"sps": [1000.0 / r["fitted_ms"] for r in rows], "raw": [1000.0 / r["ms"] for r in rows]}
 
 
 def padding(lengths: list[int]) -> dict:

@@ -12,13 +12,14 @@ how much more a check of w candidates costs than a one-token step on the running
 What it leaves out: overlapping phases (this engine runs draft, verify and commit one after
 another, so their times add), batch serving, prefill and time to first token.
 """
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import torch
 from transformers import DynamicCache
 
 from specviz.generator.clock import Stopwatch
 from specviz.generator.engine import Generation
+from specviz.lessons.protocol import alternate, cost_line, ratio_spread, spread
 
 
 def ms_per_token(total_ms: float, tokens: int) -> float:
@@ -122,15 +123,17 @@ def trace_costs(trace) -> dict:
 
 @torch.no_grad()
 def verification_cost_by_width(models, widths: list[int], context_ids: list[int], repeats: int = 5) -> list[dict]:
-    """Time of one target forward over w new tokens after `context_ids`, per width: the fastest
-    of `repeats` calls.
+    """Time of one target forward over w new tokens after `context_ids`, per width (ascending):
+    {"width", "ms": the fastest of `repeats` calls, "fitted_ms", "relative": fitted_ms over the
+    narrowest width's}.
 
-    The fastest, not the median, as in `fastest_runs`: whatever else runs on the cores (a
-    browser rendering the page, another session) only adds time, and it can cover half the
-    calls; in lesson 4 under a headless browser a median of 2 put a one-token step at
-    33 ms, against 7-10 ms in a quiet process. Widths are interleaved within each repeat so a busy
-    moment falls on all of them alike; the cache is cropped back after every call so each sees
-    the same context. Repeat 0 warms up and is not counted.
+    The fastest, not the median: a forward on a fixed context only gets slower when something
+    else runs on the cores (a browser drawing the page, another session), and that can cover half
+    the calls. Widths are interleaved within each repeat so a busy moment falls on all of them
+    alike; the cache is cropped back after every call so each sees the same context; repeat 0
+    warms up and is not counted. What remains of the noise still zig-zags, and a wider check
+    cannot really cost less than a narrower one, so "fitted_ms" is the closest line that never
+    falls (specviz.lessons.protocol.cost_line): what lessons price with, raw points beside it.
     """
     if not context_ids or not widths:
         raise ValueError("need a context and at least one width")
@@ -149,42 +152,41 @@ def verification_cost_by_width(models, widths: list[int], context_ids: list[int]
             if rep:
                 times[w].append(watch.laps()[0])
             cache.crop(-w)
-    one = min(times[min(widths)])
-    return [{"width": w, "ms": min(times[w]), "relative": min(times[w]) / one} for w in widths]
+    widths = sorted(widths)
+    fitted = cost_line(widths, [min(times[w]) for w in widths])
+    return [{"width": w, "ms": min(times[w]), "fitted_ms": f, "relative": f / fitted[0]}
+            for w, f in zip(widths, fitted)]
 
 
-def warm_up(models, prompt: str, settings, tokens: int = 4) -> None:
-    """A short generation under `settings` that nobody times: the first calls of a model (and of
-    a block size) pay one-off costs, such as allocations, that must not land on a measured run."""
-    Generation(models, prompt, replace(settings, max_new_tokens=tokens)).run()
+def repeated_runs(models, prompt: str, settings: dict, repeats: int = 3, progress=None) -> dict:
+    """Decode `prompt` under each of `settings` ({name: Settings}) `repeats` times, the settings
+    alternated after an uncounted warm-up of each (specviz.lessons.protocol):
+    {name: {"trace", "costs", "runs_ms", "runs_ms_per_token", "ms_per_token": Spread}}.
 
-
-def fastest_runs(models, prompt: str, settings: dict, repeats: int = 2) -> dict:
-    """Decode `prompt` under each of `settings` ({name: Settings}) `repeats` times, alternating,
-    and keep each one's fastest run: {name: {"trace", "costs", "runs_ms"}}.
-
-    A short generation under each setting runs first and is not counted, so one-off costs (first
-    calls of a model, allocations) land on none of them. On a shared machine a busy moment
-    (another session's round, a browser drawing on the same cores) would otherwise land on one
-    setting only. A setting's repeats use its seed, so they commit the same tokens and differ only
-    in time; "runs_ms" holds every run's decode time.
+    "trace" and "costs" are the run of median decode time, the one a page takes apart; a
+    setting's repeats use its seed, so they commit the same tokens and differ only in time.
     """
-    for s in settings.values():
-        warm_up(models, prompt, s)
-    runs = {name: [] for name in settings}
-    for _ in range(repeats):
-        for name, s in settings.items():
-            trace = Generation(models, prompt, s).run()
-            runs[name].append({"trace": trace, "costs": trace_costs(trace)})
-    return {name: {**min(r, key=lambda run: run["costs"]["decode_ms"]),
-                   "runs_ms": [run["costs"]["decode_ms"] for run in r]} for name, r in runs.items()}
+    def decode(s):
+        trace = Generation(models, prompt, s).run()
+        return {"trace": trace, "costs": trace_costs(trace)}
+
+    runs = alternate({name: (lambda s=s: decode(s)) for name, s in settings.items()}, repeats, progress)
+    out = {}
+    for name, rs in runs.items():
+        by_time = sorted(rs, key=lambda run: run["costs"]["decode_ms"])
+        per_token = [run["costs"]["ms_per_token"] for run in rs]
+        out[name] = {**by_time[(len(rs) - 1) // 2], "runs_ms": [run["costs"]["decode_ms"] for run in rs],
+                     "runs_ms_per_token": per_token, "ms_per_token": spread(per_token)}
+    return out
 
 
-def measure(models, prompt: str, settings, repeats: int = 2) -> dict:
+def measure(models, prompt: str, settings, repeats: int = 3, progress=None) -> dict:
     """Plain decoding and speculative decoding of the same prompt, same target, same verifier,
-    through `fastest_runs`: per side the kept trace, its totals and every run's decode time, and
-    the speedup.
+    through `repeated_runs`: per side the median run's trace and totals and every run's time;
+    "speedup_spread" pairs the sides run by run (plain's i-th against speculative's i-th) and
+    "speedup" is its median.
     """
-    out = fastest_runs(models, prompt, {"plain": settings.plain(), "speculative": settings}, repeats)
-    out["speedup"] = speedup(out["plain"]["costs"]["ms_per_token"], out["speculative"]["costs"]["ms_per_token"])
+    out = repeated_runs(models, prompt, {"plain": settings.plain(), "speculative": settings}, repeats, progress)
+    out["speedup_spread"] = ratio_spread(out["plain"]["runs_ms_per_token"], out["speculative"]["runs_ms_per_token"])
+    out["speedup"] = out["speedup_spread"].median
     return out

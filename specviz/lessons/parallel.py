@@ -3,12 +3,19 @@
 A block drafter predicts every position of its block in one pass, each blind to what the
 others sample. With two equally good replies ("of course", "no problem") the product of the
 per-position marginals gives the crossbred "of problem" real probability; DSpark's Markov head
-conditions each position on the token actually drawn before it.
+conditions each position on the token actually drawn before it. For DSpark, the "product of
+marginals" is the product of its backbone's softmaxes with the Markov head left out: what its
+positions would say if blind, not the marginals of what DSpark samples.
 
-  phrase_table      P(phrase) as a product of marginals vs sequentially (Markov head)
+  phrase_table      P(phrase) as a product of (backbone) marginals vs sequentially (Markov head)
   sample_blocks     how often each phrase appears among sampled blocks
-  by_position       how often the proposal at block position i is accepted (suffix decay)
-  draft_cost        median drafting ms per round against block size (autoregressive vs one pass)
+  by_position       conditional acceptance by block position: among rounds that kept positions
+                    1..i-1, the share that kept position i (the unconditional share falls for
+                    any drafter, since a position can only be kept after every one before it)
+  draft_cost        drafting ms per round against block size (autoregressive vs one pass), median
+                    and range over alternated runs
+  cost_steps        per block size, whether drafting cost more than at the block size before,
+                    less, or the same within this machine's noise
 
 What it leaves out: the confidence head and the scheduler (lesson 4).
 """
@@ -18,7 +25,7 @@ import statistics
 import torch
 
 from specviz.generator.engine import Generation, Settings
-from specviz.lessons.cost import warm_up
+from specviz.lessons.protocol import alternate, beats, spread
 
 PHRASES = [" of course", " no problem", " of problem", " no course"]
 DIALOGUE_PROMPT = 'Anne asked, "Could you open the window?" "Yes,'
@@ -63,34 +70,71 @@ def sample_blocks(models, prompt: str, drafter: str, n: int, k: int, seed: int =
     return counts
 
 
-def by_position(models, prompts: list[str], drafter: str, k: int, max_new_tokens: int = 32) -> list[float]:
-    """Fraction of full-width rounds whose proposal at position i (1..k) was accepted."""
-    hits, rounds = [0] * k, 0
+def conditional_acceptance(accepted: list[int], k: int) -> list[float | None]:
+    """Per position i = 1..k: rounds that kept i proposals or more, over rounds that kept i - 1 or more.
+
+    None where no round reached position i (nothing to divide).
+
+    >>> conditional_acceptance([0, 1, 3, 3], k=3)   # 3 of 4 keep position 1, 2 of 3 keep 2, 2 of 2 keep 3
+    [0.75, 0.6666666666666666, 1.0]
+    >>> conditional_acceptance([0, 0], k=2)
+    [0.0, None]
+    """
+    reached = [sum(a >= i for a in accepted) for i in range(k)]
+    kept = [sum(a >= i + 1 for a in accepted) for i in range(k)]
+    return [h / n if n else None for h, n in zip(kept, reached)]
+
+
+def by_position(models, prompts: list[str], drafter: str, k: int, max_new_tokens: int = 32) -> list[float | None]:
+    """Conditional acceptance by position (see `conditional_acceptance`) over the full-width
+    greedy rounds of decoding each prompt. A round whose stop rule dropped its last match counts
+    the proposals it kept."""
+    accepted = []
     for prompt in prompts:
         t = Generation(models, prompt, Settings.greedy(drafter, max_new_tokens, block_size=k)).run()
-        for r in t.rounds:
-            if len(r.proposed) == k:
-                rounds += 1
-                for i in range(r.accepted):
-                    hits[i] += 1
-    if not rounds:
+        accepted += [r.accepted for r in t.rounds if len(r.proposed) == k]
+    if not accepted:
         raise ValueError("no round drafted a full block; use more tokens or a smaller k")
-    return [h / rounds for h in hits]
+    return conditional_acceptance(accepted, k)
 
 
-def draft_cost(models, prompt: str, drafters: list[str], ks: list[int], max_new_tokens: int = 24,
-               repeats: int = 2) -> list[dict]:
-    """Median drafting ms per round for each drafter and block size.
+def draft_cost(models, prompt: str, drafters: list[str], ks: list[int], max_new_tokens: int = 16,
+               repeats: int = 3, progress=None) -> list[dict]:
+    """Drafting ms per round for each drafter and block size: {"drafter", "k", "draft_ms", "spread"}.
 
-    A warm-up run per drafter, then `repeats` passes over every (drafter, k), interleaved, so a
-    busy moment of a shared machine (a browser drawing the last chart) falls on all of them
-    alike; the median is over every round of every pass.
+    Measured under the protocol of specviz.lessons.protocol: every (drafter, k) decodes `prompt`
+    once per repeat, alternated, after an uncounted warm-up of each, so a busy moment of a shared
+    machine (a browser drawing the last chart) falls on all of them alike. A run's value is its
+    median round's drafting time; "spread" is the median and range over the runs, and "draft_ms"
+    its median. `progress(done, total, name)` is told before each run.
     """
-    for d in drafters:
-        warm_up(models, prompt, Settings.greedy(d, max_new_tokens, block_size=ks[0]))
-    times = {(d, k): [] for d in drafters for k in ks}
-    for _ in range(repeats):
-        for d, k in times:
-            trace = Generation(models, prompt, Settings.greedy(d, max_new_tokens, block_size=k)).run()
-            times[d, k] += [r.draft_ms for r in trace.rounds]
-    return [{"drafter": d, "k": k, "draft_ms": statistics.median(t)} for (d, k), t in times.items()]
+    def timed(d: str, k: int) -> float:
+        trace = Generation(models, prompt, Settings.greedy(d, max_new_tokens, block_size=k)).run()
+        return statistics.median(r.draft_ms for r in trace.rounds)
+
+    sides = {(d, k): (lambda d=d, k=k: timed(d, k)) for d in drafters for k in ks}
+    runs = alternate(sides, repeats,
+                     progress and (lambda done, total, key: progress(done, total, f"{key[0]}, k = {key[1]}")))
+    spreads = {key: spread(times) for key, times in runs.items()}
+    return [{"drafter": d, "k": k, "draft_ms": s.median, "spread": s} for (d, k), s in spreads.items()]
+
+
+def cost_steps(rows: list[dict]) -> list[str]:
+    """Per row of `draft_cost`, how its drafting time compares with the same drafter's at the block
+    size before: "more", "less", "within this machine's noise" (their ranges overlap), or "–" for
+    a drafter's first block size. A one-pass drafter's cost barely depends on k, so its steps
+    should read as noise; a measured "less" is a busy moment the runs did not average out.
+
+    >>> runs = {1: [2.0, 2.2], 2: [1.9, 2.1], 4: [7.0, 8.0]}
+    >>> rows = [{"drafter": "ar", "k": k, "spread": spread(ms)} for k, ms in runs.items()]
+    >>> cost_steps(rows)
+    ['–', "within this machine's noise", 'more']
+    """
+    out = []
+    for before, row in zip([None] + rows, rows):
+        if before is None or before["drafter"] != row["drafter"]:
+            out.append("–")
+            continue
+        compared = beats(row["spread"], before["spread"])
+        out.append({"above": "more", "below": "less"}.get(compared, compared))
+    return out

@@ -112,20 +112,28 @@ def alternate(sides: dict[str, Callable[[], object]], repeats: int, progress=Non
     return out
 
 
-def non_decreasing(values: list[float]) -> list[float]:
-    """The closest non-decreasing sequence in least squares (pool adjacent violators): the cost
-    of a forward as its width grows, with the zig-zags of noise pooled away.
+def cost_line(widths: list[float], ms: list[float]) -> list[float]:
+    """The straight line a + b·w (a, b >= 0) closest in least squares to measured costs: the cost
+    of a forward as its width grows, with the zig-zags of noise gone.
 
-    >>> non_decreasing([10.0, 12.0, 11.0, 15.0, 14.0, 14.0])
-    [10.0, 11.5, 11.5, 14.333333333333334, 14.333333333333334, 14.333333333333334]
+    A line, not any non-decreasing curve: with a staircase (a jump, then a flat stretch) more
+    requests sharing the target can make a request's next token cheaper to admit, and a scheduler
+    pricing with the fit would hand it more tokens under more load. With a line (and a >= 0) it
+    never does; test_admission checks that on random drafts.
+
+    >>> cost_line([1, 2, 3, 4], [10.0, 12.5, 11.5, 14.0])
+    [10.35, 11.45, 12.55, 13.65]
+    >>> cost_line([1, 2, 3], [10.0, 9.0, 8.0])        # falling costs are noise: flat at their mean
+    [9.0, 9.0, 9.0]
     """
-    blocks = []                          # [mean, count] of pooled runs
-    for v in values:
-        blocks.append([float(v), 1])
-        while len(blocks) > 1 and blocks[-2][0] > blocks[-1][0]:
-            (m1, n1), (m2, n2) = blocks.pop(-2), blocks.pop()
-            blocks.append([(m1 * n1 + m2 * n2) / (n1 + n2), n1 + n2])
-    return [m for m, n in blocks for _ in range(n)]
+    n = len(widths)
+    mx, my = sum(widths) / n, sum(ms) / n
+    sxx = sum((x - mx) ** 2 for x in widths)
+    b = max(0.0, sum((x - mx) * (y - my) for x, y in zip(widths, ms)) / sxx) if sxx else 0.0
+    a = my - b * mx
+    if a < 0:                        # a line through the origin, fitted again
+        a, b = 0.0, sum(x * y for x, y in zip(widths, ms)) / sum(x * x for x in widths)
+    return [round(a + b * x, 10) for x in widths]
 
 
 def outlier_cap(values: list[float], factor: float = 3.0) -> float | None:

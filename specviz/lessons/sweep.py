@@ -1,42 +1,128 @@
-"""Lesson 6's live measurements of DLoop: a sweep of the threshold g, and whether a second
-drafting stage earns its cost.
+"""Lesson 6's live measurements of DLoop: a sweep of the threshold g, and whether the stages
+the gate adds earn their cost, priced from the sweep's own runs.
 
-Every configuration decodes the same prompt greedily through the same engine; plain decoding
-runs first as the baseline. A short warm-up generation comes first and is not counted.
+Every setting decodes the same prompt greedily through the same engine, under the protocol of
+specviz.lessons.protocol: plain decoding, each drafter with one stage a round (the gate shut),
+and each drafter at every threshold, alternated, `repeats` counted runs each after a warm-up.
 
-A second stage pays when the tokens it adds, priced at what a token costs with one stage a
-round, are worth more than the stage costs. With one stage a round costing C and committing A
-tokens, a gate that opens in a share f of rounds, each adding e tokens for an extra c ms, gives
-(C + f·c) / (A + f·e) ms per token, which is below C / A exactly when e · C/A > c; f only
-scales the gain.
+The price of a stage comes from the same runs, so the sweep and the pricing cannot disagree.
+With one stage a round a token costs m1 ms (median ms per token) and a check commits A1
+tokens; at a threshold g a round drafts s stages on average, commits Ag tokens and costs
+mg·Ag ms. Each stage beyond the first then costs (mg·Ag − m1·A1) / (s − 1) ms and adds
+(Ag − A1) / (s − 1) tokens, and it pays where those tokens, at m1 ms each, are worth more than
+it costs: exactly where mg < m1, where looping made a token cheaper. The verdict is read off the
+sweep's speedups, run by run, and says "within this machine's noise" where their ranges overlap.
 
 What it leaves out: medians over many prompts (the benchmark does that); the sweep runs each
-setting twice on one prompt and keeps its faster run, which keeps a classroom sweep to seconds,
-so read small differences as noise.
+setting a few times on one prompt, which keeps a classroom sweep short, and shows each speedup
+with its range so that small differences read as the noise they are.
 """
-import math
-import statistics
-
-from specviz.generator.engine import Generation, Settings
-from specviz.lessons.cost import break_even_tokens, fastest_runs, speedup, trace_costs, warm_up
+from specviz.generator.engine import Settings
+from specviz.lessons.cost import repeated_runs
+from specviz.lessons.protocol import beats, ratio_spread
 
 
 def threshold_sweep(models, prompt: str, drafters: list[str], thresholds: list[float], k: int = 4,
-                    max_stages: int = 3, max_new_tokens: int = 32, repeats: int = 2) -> dict:
-    """{"baseline": costs, "rows": [{drafter, threshold, acceptance_length, ms_per_token, speedup,
-    stages_per_round}, ...]} for every drafter x threshold, each its fastest of `repeats` runs."""
-    settings = {(None, None): Settings.greedy(None, max_new_tokens)}
-    settings |= {(d, g): Settings.greedy(d, max_new_tokens, block_size=k, loop_threshold=g, max_stages=max_stages)
-                 for d in drafters for g in thresholds}
-    runs = fastest_runs(models, prompt, settings, repeats)
-    base = runs.pop((None, None))["costs"]
-    rows = []
+                    max_stages: int = 3, max_new_tokens: int = 32, repeats: int = 3, progress=None) -> dict:
+    """{"baseline": plain decoding's costs, "one_stage": {drafter: row}, "rows": [row per drafter x
+    threshold]}, each row {drafter, threshold, stages_per_round, looped, acceptance_length,
+    ms_per_token, ms_per_token_spread, speedup, speedup_spread}: measured under the protocol of
+    specviz.lessons.protocol (alternated, `repeats` runs each, median and range). "looped" is the
+    share of rounds that drafted more than one stage; a one-stage row has threshold None.
+    `progress(done, total, name)` is told before each run."""
+    settings = {("plain", None): Settings.greedy(None, max_new_tokens)}
+    for d in drafters:
+        settings[d, None] = Settings.greedy(d, max_new_tokens, block_size=k, max_stages=1)
+        settings |= {(d, g): Settings.greedy(d, max_new_tokens, block_size=k, loop_threshold=g, max_stages=max_stages)
+                     for g in thresholds}
+    runs = repeated_runs(models, prompt, settings, repeats,
+                         progress and (lambda done, total, key: progress(done, total, setting_name(*key))))
+    base = runs.pop(("plain", None))
+    out = {"baseline": base["costs"], "one_stage": {}, "rows": []}
     for (d, g), run in runs.items():
-        c = run["costs"]
-        rows.append({"drafter": d, "threshold": g, "acceptance_length": c["acceptance_length"],
-                     "ms_per_token": c["ms_per_token"], "speedup": speedup(base["ms_per_token"], c["ms_per_token"]),
-                     "stages_per_round": c["stages_per_round"]})
-    return {"baseline": base, "rows": rows}
+        rounds = run["trace"].rounds
+        speed = ratio_spread(base["runs_ms_per_token"], run["runs_ms_per_token"])
+        row = {"drafter": d, "threshold": g, "stages_per_round": run["costs"]["stages_per_round"],
+               "looped": sum(len(r.drafter_info.get("stages", [])) > 1 for r in rounds) / len(rounds),
+               "acceptance_length": run["costs"]["acceptance_length"], "ms_per_token": run["ms_per_token"].median,
+               "ms_per_token_spread": run["ms_per_token"], "speedup": speed.median, "speedup_spread": speed}
+        if g is None:
+            out["one_stage"][d] = row
+        else:
+            out["rows"].append(row)
+    return out
+
+
+def setting_name(drafter: str, threshold: float | None) -> str:
+    """How a progress bar names a sweep setting.
+
+    >>> setting_name("plain", None), setting_name("dloop", None), setting_name("dloop", -8.0)
+    ('plain decoding', 'dloop, one stage a round', 'dloop, g = -8')
+    """
+    if drafter == "plain":
+        return "plain decoding"
+    return f"{drafter}, one stage a round" if threshold is None else f"{drafter}, g = {threshold:g}"
+
+
+def stage_prices(result: dict) -> list[dict]:
+    """Per row of `threshold_sweep`, what each stage beyond the first cost and added, priced from the
+    sweep's own medians (see the module docstring): {drafter, threshold, looped, extra_stages,
+    stage_ms, tokens_added, token_ms, tokens_needed, verdict}. The verdict compares the row's
+    speedup with the drafter's one-stage speedup (specviz.lessons.protocol.beats): "pays",
+    "does not pay", "within this machine's noise", or "gate never opened" (then it is the
+    one-stage round, and the other fields are None).
+
+    >>> from specviz.lessons.protocol import spread
+    >>> one = {"acceptance_length": 2.0, "ms_per_token": 10.0, "speedup_spread": spread([1.0, 1.1, 1.2])}
+    >>> row = {"drafter": "dloop", "threshold": -8.0, "looped": 0.5, "stages_per_round": 1.5,
+    ...        "acceptance_length": 2.5, "ms_per_token": 9.0, "speedup_spread": spread([1.3, 1.4, 1.5])}
+    >>> p = stage_prices({"one_stage": {"dloop": one}, "rows": [row]})[0]
+    >>> p["stage_ms"], p["tokens_added"], p["tokens_needed"], p["verdict"]
+    (5.0, 1.0, 0.5, 'pays')
+    """
+    out = []
+    for row in result["rows"]:
+        one = result["one_stage"][row["drafter"]]
+        extra = row["stages_per_round"] - 1
+        price = {"drafter": row["drafter"], "threshold": row["threshold"], "looped": row["looped"],
+                 "extra_stages": extra, "token_ms": one["ms_per_token"], "stage_ms": None, "tokens_added": None,
+                 "tokens_needed": None, "verdict": "gate never opened"}
+        if extra > 0:
+            stage_ms = (row["ms_per_token"] * row["acceptance_length"]
+                        - one["ms_per_token"] * one["acceptance_length"]) / extra
+            compared = beats(row["speedup_spread"], one["speedup_spread"])
+            price.update(stage_ms=stage_ms, tokens_added=(row["acceptance_length"] - one["acceptance_length"]) / extra,
+                         tokens_needed=stage_ms / one["ms_per_token"],
+                         verdict={"above": "pays", "below": "does not pay"}.get(compared, compared))
+        out.append(price)
+    return out
+
+
+def drafters_compared(result: dict, a: str, b: str) -> list[dict]:
+    """Per threshold, drafter `a` against drafter `b` in the same sweep: tokens per check of each
+    (greedy runs commit the same tokens every repeat, so these carry no noise), tokens each stage
+    beyond the first added (None where the gate never opened), and how a's speedup compares with
+    b's ("above", "below", "within this machine's noise").
+
+    >>> from specviz.lessons.protocol import spread
+    >>> def row(d, acc, s): return {"drafter": d, "threshold": -8.0, "looped": 0.5, "stages_per_round": 1.5,
+    ...     "acceptance_length": acc, "ms_per_token": 9.0, "speedup_spread": spread(s)}
+    >>> one = {"acceptance_length": 2.0, "ms_per_token": 10.0, "speedup_spread": spread([1.0])}
+    >>> res = {"one_stage": {"x": one, "y": one}, "rows": [row("x", 2.5, [1.3, 1.5]), row("y", 2.25, [1.4, 1.6])]}
+    >>> drafters_compared(res, "x", "y")
+    [{'threshold': -8.0, 'tokens_per_check': (2.5, 2.25), 'tokens_per_extra_stage': (1.0, 0.5), \
+'speedup': "within this machine's noise"}]
+    """
+    prices = {(p["drafter"], p["threshold"]): p for p in stage_prices(result)}
+    rows = {(r["drafter"], r["threshold"]): r for r in result["rows"]}
+    out = []
+    for g in dict.fromkeys(r["threshold"] for r in result["rows"]):
+        if (a, g) in rows and (b, g) in rows:
+            out.append({"threshold": g,
+                        "tokens_per_check": (rows[a, g]["acceptance_length"], rows[b, g]["acceptance_length"]),
+                        "tokens_per_extra_stage": (prices[a, g]["tokens_added"], prices[b, g]["tokens_added"]),
+                        "speedup": beats(rows[a, g]["speedup_spread"], rows[b, g]["speedup_spread"])})
+    return out
 
 
 def bonus_bound(stages: int, k: int) -> dict:
@@ -48,59 +134,3 @@ def bonus_bound(stages: int, k: int) -> dict:
     if stages < 1 or k < 1:
         raise ValueError("need at least one stage of at least one proposal")
     return {"one_check": stages * k + 1, "separate_checks": stages * (k + 1), "target_passes_saved": stages - 1}
-
-
-def gate_table(rounds: list[tuple[float, int]], k: int, thresholds: list[float], token_ms: float,
-               stage_ms: float) -> list[dict]:
-    """Per threshold g, what a second stage of k proposals adds in the rounds whose gate opens.
-
-    `rounds` holds, for rounds that drafted two whole stages, the first stage's sum of log q and
-    how many of the 2k proposals the target accepted: the first stage survived whole when that
-    is >= k, and the second stage added what is beyond k. `worth_ms` prices the added tokens at
-    `token_ms` each; the stage pays where that beats `stage_ms`, the stage's cost.
-
-    >>> gate_table([(-0.5, 4), (-0.8, 2), (-3.0, 1)], k=2, thresholds=[-1.0], token_ms=10.0, stage_ms=6.0)
-    [{'threshold': -1.0, 'opens': 0.6666666666666666, 'first_stage_whole': 1.0, 'tokens_added': 1.0, \
-'worth_ms': 10.0, 'pays': True}]
-    """
-    need = break_even_tokens(stage_ms, token_ms)
-    rows = []
-    for g in thresholds:
-        open_ = [accepted for score, accepted in rounds if score >= g]
-        row = {"threshold": g, "opens": len(open_) / len(rounds) if rounds else 0.0, "first_stage_whole": None,
-               "tokens_added": None, "worth_ms": None, "pays": None}
-        if open_:
-            added = sum(max(0, a - k) for a in open_) / len(open_)
-            row.update(first_stage_whole=sum(a >= k for a in open_) / len(open_), tokens_added=added,
-                       worth_ms=added * token_ms, pays=added > need)
-        rows.append(row)
-    return rows
-
-
-def stage_earnings(models, prompt: str, drafter: str, k: int, thresholds: list[float],
-                   max_new_tokens: int = 64, repeats: int = 2) -> dict:
-    """Price a second drafting stage on `prompt`: {"token_ms", "stage_ms", "tokens_needed", "rounds", "rows"}.
-
-    The prompt is decoded with one stage a round and with two stages every round (the gate
-    always open), alternately `repeats` times each. A one-stage round costs C ms (the median
-    round) and commits A tokens, so token_ms = C / A; stage_ms is how much longer the median
-    two-stage round took (drafting k more proposals and checking them). Medians, and the
-    alternation, keep a busy moment of a shared machine from landing on one side only. Rounds
-    cut short by the token budget are left out of `rows` (gate_table). tokens_needed is what a
-    second stage must add, per round it runs, to repay stage_ms.
-    """
-    settings = {stages: Settings.greedy(drafter, max_new_tokens, block_size=k, max_stages=stages, loop_threshold=-math.inf)
-                for stages in (1, 2)}
-    for s in settings.values():
-        warm_up(models, prompt, s)
-    traces = {1: [], 2: []}
-    for _ in range(repeats):
-        for stages, s in settings.items():
-            traces[stages].append(Generation(models, prompt, s).run())
-    round_ms = {stages: statistics.median(r.total_ms for t in ts for r in t.rounds) for stages, ts in traces.items()}
-    token_ms = round_ms[1] / trace_costs(traces[1][0])["acceptance_length"]
-    stage_ms = round_ms[2] - round_ms[1]
-    whole = [(r.drafter_info["stages"][0]["logprob_sum"], r.accepted) for r in traces[2][0].rounds
-             if len(r.proposed) == 2 * k]
-    return {"token_ms": token_ms, "stage_ms": stage_ms, "tokens_needed": break_even_tokens(stage_ms, token_ms),
-            "rounds": len(whole), "rows": gate_table(whole, k, thresholds, token_ms, stage_ms)}

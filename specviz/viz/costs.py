@@ -3,12 +3,17 @@ against block width. Inputs are the plain numbers from `specviz.lessons.cost` an
 import plotly.graph_objects as go
 
 from specviz.lessons.cost import break_even_curve, break_even_tokens
+from specviz.lessons.protocol import outlier_cap
 from specviz.viz.charts import base_layout
 from specviz.viz.style import ACCEPTED, DRAFTER, MUTED, REJECTED, TARGET
 
 
 def round_costs(rounds: list, baseline_ms: float | None = None) -> go.Figure:
-    """Stacked draft / verify / overhead ms per round; each bar labelled with tokens committed."""
+    """Stacked draft / verify / overhead ms per round; each bar labelled with tokens committed.
+
+    A round far slower than the rest (a busy moment of the machine) would squash every other
+    bar, so the axis stops at `outlier_cap` and such a round is marked with its real time.
+    """
     x = [r.index + 1 for r in rounds]
     fig = go.Figure([
         go.Bar(name="draft", x=x, y=[r.draft_ms for r in rounds], marker_color=DRAFTER),
@@ -20,6 +25,13 @@ def round_costs(rounds: list, baseline_ms: float | None = None) -> go.Figure:
         fig.add_hline(y=baseline_ms, line_dash="dash", line_color=REJECTED,
                       annotation_text=f"plain decoding: {baseline_ms:.1f} ms per token",
                       annotation_position="top left", annotation_bgcolor="rgba(255,255,255,0.8)")
+    cap = outlier_cap([r.total_ms for r in rounds])
+    if cap:
+        fig.update_yaxes(range=[0, cap * 1.1])
+        for r in rounds:
+            if r.total_ms > cap:
+                fig.add_annotation(x=r.index + 1, y=cap, text=f"↑ {r.total_ms:.0f} ms (axis cut)",
+                                   showarrow=False, yshift=10, font={"color": REJECTED})
     return base_layout(fig, "time per round, split by phase", barmode="stack", xaxis_title="round",
                        yaxis_title="ms")
 
@@ -41,10 +53,14 @@ def break_even(round_ms: float, baseline_ms: float, max_tokens: int, observed: f
 
 
 def width_cost(rows: list[dict]) -> go.Figure:
-    """Median ms of one target forward against the number of tokens it checks."""
-    fig = go.Figure([go.Scatter(name="one target forward", x=[r["width"] for r in rows], y=[r["ms"] for r in rows],
-                                mode="lines+markers", marker_color=TARGET,
-                                text=[f"{r['relative']:.2f}×" for r in rows], textposition="top center")])
-    fig.update_traces(mode="lines+markers+text")
+    """One target forward's ms against the tokens it checks: each width's fastest call, faint,
+    and the fitted cost line, labelled with its multiple of a one-token step."""
+    x = [r["width"] for r in rows]
+    fig = go.Figure([
+        go.Scatter(name="measured (fastest of 5 calls)", x=x, y=[r["ms"] for r in rows], mode="markers",
+                   marker={"color": TARGET, "opacity": 0.35, "size": 10}),
+        go.Scatter(name="fitted cost line", x=x, y=[r["fitted_ms"] for r in rows], mode="lines+text",
+                   line={"color": TARGET}, text=[f"{r['relative']:.2f}×" for r in rows], textposition="top center"),
+    ])
     return base_layout(fig, "verification cost vs block width (this machine, now)",
-                       xaxis_title="tokens checked in one forward", yaxis_title="ms (median)", yaxis_rangemode="tozero")
+                       xaxis_title="tokens checked in one forward", yaxis_title="ms", yaxis_rangemode="tozero")

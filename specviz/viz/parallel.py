@@ -1,5 +1,6 @@
-"""Figures for the parallel-drafting lesson: phrase probabilities (product of marginals vs the
-Markov head), sampled-block counts, acceptance by block position, drafting cost vs block size."""
+"""Figures for the parallel-drafting lesson: phrase probabilities (product of the backbone's
+marginals vs the Markov head), sampled-block counts, conditional acceptance by block position,
+drafting cost vs block size."""
 import plotly.graph_objects as go
 
 from specviz.viz.charts import base_layout
@@ -11,7 +12,7 @@ COLORS = [TARGET, DRAFTER, ACCEPTED, REJECTED]
 def phrase_bars(rows: list[dict], title: str) -> go.Figure:
     """Per phrase: the product of per-position marginals and the sequential probability."""
     x = [r["phrase"].strip() for r in rows]
-    fig = go.Figure([go.Bar(name="product of marginals (positions blind)", x=x,
+    fig = go.Figure([go.Bar(name="product of the backbone's marginals (positions blind, no Markov head)", x=x,
                             y=[r["product_of_marginals"] for r in rows], marker_color=DRAFTER),
                      go.Bar(name="sequential (Markov head sees the previous token)", x=x,
                             y=[r["sequential"] for r in rows], marker_color=TARGET)])
@@ -27,20 +28,24 @@ def sample_bars(counts: dict[str, dict[str, int]], phrases: list[str], n: int) -
     return base_layout(fig, f"{n} sampled blocks per drafter", barmode="group", yaxis_title="blocks")
 
 
-def position_lines(rates: dict[str, list[float]]) -> go.Figure:
-    """Fraction of rounds whose proposal at block position i was accepted, per drafter."""
+def position_lines(rates: dict[str, list[float | None]]) -> go.Figure:
+    """Conditional acceptance at block position i (among rounds that kept 1..i-1), per drafter."""
     fig = go.Figure([go.Scatter(name=d, x=list(range(1, len(r) + 1)), y=r, mode="lines+markers",
                                 line={"color": COLORS[i % 4], "width": 3}) for i, (d, r) in enumerate(rates.items())])
-    return base_layout(fig, "acceptance by block position (suffix decay)", xaxis_title="position in the block",
-                       yaxis_title="accepted", yaxis_range=[0, 1.05])
+    return base_layout(fig, "kept at position i, among rounds that kept 1..i−1", xaxis_title="position in the block",
+                       yaxis_title="conditional acceptance", yaxis_range=[0, 1.05])
 
 
 def cost_lines(rows: list[dict]) -> go.Figure:
-    """Mean drafting ms per round against block size, one line per drafter."""
+    """Drafting ms per round against block size, one line per drafter: the median of the runs,
+    their range as an error bar (rows of specviz.lessons.parallel.draft_cost)."""
     fig = go.Figure()
     for i, d in enumerate(dict.fromkeys(r["drafter"] for r in rows)):
         part = [r for r in rows if r["drafter"] == d]
-        fig.add_trace(go.Scatter(name=d, x=[r["k"] for r in part], y=[r["draft_ms"] for r in part],
-                                 mode="lines+markers", line={"color": COLORS[i % 4], "width": 3}))
-    return base_layout(fig, "drafting time per round against block size", xaxis_title="proposals per round (k)",
-                       yaxis_title="ms", yaxis_rangemode="tozero")
+        fig.add_trace(go.Scatter(
+            name=d, x=[r["k"] for r in part], y=[r["draft_ms"] for r in part], mode="lines+markers",
+            line={"color": COLORS[i % 4], "width": 3},
+            error_y={"type": "data", "symmetric": False, "array": [r["spread"].high - r["draft_ms"] for r in part],
+                     "arrayminus": [r["draft_ms"] - r["spread"].low for r in part]}))
+    return base_layout(fig, "drafting time per round against block size (bars: range over the runs)",
+                       xaxis_title="proposals per round (k)", yaxis_title="ms", yaxis_rangemode="tozero")

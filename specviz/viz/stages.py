@@ -3,11 +3,19 @@
 DSpark's confidence head: c_i per proposal and prefix survival a_i = c_1 ... c_i.
 DLoop's gate: per stage, the sum of log q over its proposals against the threshold g; the
 next stage runs only while the sum is >= g (and fewer than S stages ran).
-Whether a second stage earns its cost (specviz.lessons.sweep.stage_earnings), as table rows and a verdict.
+Lesson 6's sweep (specviz.lessons.sweep): its figure, its table, the price of the stages the
+gate added (from the same runs) and the measured counterpart of DLoop's Table 2.
 
 What it leaves out: drafters that record nothing (autoregressive, prompt lookup): empty string.
 """
+import plotly.graph_objects as go
+
+from specviz.generator.models import DRAFTER_LABELS
+from specviz.viz.charts import base_layout
+from specviz.viz.style import ACCEPTED, TARGET
 from specviz.viz.tokens import esc
+
+COLORS = (ACCEPTED, TARGET)
 
 
 def survival_html(info: dict, tokens: list[str]) -> str:
@@ -55,41 +63,139 @@ def stages_html(info: dict, tokens: list[str]) -> str:
             + "".join(rows) + "</table>")
 
 
-def earnings_rows(result: dict) -> list[dict]:
-    """The rows of `stage_earnings` as a learner reads them; '–' where the gate never opened.
+def sweep_figure(result: dict) -> go.Figure:
+    """Speedup against g, the median with its range as an error bar, one line per drafter; each
+    drafter's one-stage speedup as a dotted line of its colour, with its range as a band.
 
-    >>> earnings_rows({"stage_ms": 7.0, "rows": [{"threshold": -4.0, "opens": 0.5, "first_stage_whole": 0.4,
-    ...                                           "tokens_added": 0.3, "worth_ms": 4.2, "pays": False}]})[0]["pays for itself"]
-    'no: 4.2 ms < 7.0 ms'
+    >>> from specviz.lessons.protocol import spread
+    >>> one = {"speedup": 1.2, "speedup_spread": spread([1.1, 1.2, 1.3])}
+    >>> rows = [{"drafter": "dloop", "threshold": g, "speedup": 1.0, "speedup_spread": spread([0.9, 1.0, 1.2])}
+    ...         for g in (-4.0, -8.0)]
+    >>> fig = sweep_figure({"one_stage": {"dloop": one}, "rows": rows})
+    >>> list(fig.data[0].x), list(fig.data[0].error_y.array), list(fig.data[0].error_y.arrayminus)
+    ([-4.0, -8.0], [0.19999999999999996, 0.19999999999999996], [0.09999999999999998, 0.09999999999999998])
+    >>> fig.layout.shapes[0].y0, fig.layout.shapes[0].y1
+    (1.1, 1.3)
+    """
+    fig = go.Figure()
+    for i, d in enumerate(result["one_stage"]):
+        part, color = [r for r in result["rows"] if r["drafter"] == d], COLORS[i % 2]
+        fig.add_trace(go.Scatter(
+            name=DRAFTER_LABELS.get(d, d), x=[r["threshold"] for r in part], y=[r["speedup"] for r in part],
+            mode="lines+markers", line={"color": color, "width": 3}, marker={"size": 10},
+            error_y={"type": "data", "symmetric": False,
+                     "array": [r["speedup_spread"].high - r["speedup"] for r in part],
+                     "arrayminus": [r["speedup"] - r["speedup_spread"].low for r in part]}))
+        one = result["one_stage"][d]["speedup_spread"]
+        fig.add_hrect(y0=one.low, y1=one.high, fillcolor=color, opacity=0.12, line_width=0)
+        fig.add_hline(y=one.median, line={"color": color, "dash": "dot"},
+                      annotation_text=f"{d}, one stage a round", annotation_position="top left")
+    return base_layout(fig, "speedup against g (bars: the range over the runs; dotted: one stage a round)",
+                       xaxis_title="threshold g (lower: the gate opens more often)", yaxis_title="speedup ×")
+
+
+def sweep_rows(result: dict) -> list[dict]:
+    """The sweep as a learner reads it: one-stage rows first, then each threshold.
+
+    >>> from specviz.lessons.protocol import spread
+    >>> row = {"drafter": "dloop", "threshold": -8.0, "stages_per_round": 2.125, "looped": 0.67,
+    ...        "acceptance_length": 2.5, "speedup_spread": spread([0.9, 1.0, 1.2])}
+    >>> sweep_rows({"one_stage": {}, "rows": [row]})[0]
+    {'drafter': 'dloop', 'g': '-8', 'stages per round': '2.12', 'rounds that drafted again': '67%', \
+'tokens per check': '2.50', 'speedup': '1.00× (0.90–1.20× over 3 runs)'}
+    """
+    rows = list(result["one_stage"].values()) + result["rows"]
+    return [{"drafter": r["drafter"], "g": "one stage" if r["threshold"] is None else f"{r['threshold']:g}",
+             "stages per round": f"{r['stages_per_round']:.2f}", "rounds that drafted again": f"{r['looped']:.0%}",
+             "tokens per check": f"{r['acceptance_length']:.2f}", "speedup": r["speedup_spread"].label(unit="×")}
+            for r in rows]
+
+
+def price_rows(prices: list[dict]) -> list[dict]:
+    """The rows of specviz.lessons.sweep.stage_prices as a learner reads them; '–' where the gate never opened.
+
+    >>> price_rows([{"drafter": "dloop", "threshold": -8.0, "looped": 0.5, "extra_stages": 0.5, "token_ms": 10.0,
+    ...              "stage_ms": 5.0, "tokens_added": 0.25, "tokens_needed": 0.5, "verdict": "does not pay"}])[0]
+    {'drafter': 'dloop', 'g': '-8', 'rounds that drafted again': '50%', 'a later stage costs': '5.0 ms', \
+'it added': '0.25 tokens', 'worth': '2.5 ms (at 10.0 ms a token)', 'pays for itself': 'does not pay'}
     """
     out = []
-    for r in result["rows"]:
-        opened = r["pays"] is not None
-        verdict = (f"{'yes' if r['pays'] else 'no'}: {r['worth_ms']:.1f} ms {'>' if r['pays'] else '<'} "
-                   f"{result['stage_ms']:.1f} ms") if opened else "–"
-        out.append({"g": r["threshold"], "gate opens in": f"{r['opens']:.0%} of rounds",
-                    "first stage survived whole": f"{r['first_stage_whole']:.0%}" if opened else "–",
-                    "tokens the second stage added": f"{r['tokens_added']:.2f}" if opened else "–",
-                    "pays for itself": verdict})
+    for p in prices:
+        opened = p["stage_ms"] is not None
+        out.append({"drafter": p["drafter"], "g": f"{p['threshold']:g}",
+                    "rounds that drafted again": f"{p['looped']:.0%}",
+                    "a later stage costs": f"{p['stage_ms']:.1f} ms" if opened else "–",
+                    "it added": f"{p['tokens_added']:.2f} tokens" if opened else "–",
+                    "worth": f"{p['tokens_added'] * p['token_ms']:.1f} ms (at {p['token_ms']:.1f} ms a token)"
+                    if opened else "–",
+                    "pays for itself": p["verdict"]})
     return out
 
 
-def earnings_verdict(result: dict) -> str:
-    """One sentence: at which thresholds, if any, the second stage repaid its cost.
+def price_verdict(prices: list[dict], drafter: str) -> str:
+    """One sentence for `drafter`: where the stages the gate added repaid their cost.
 
-    >>> earnings_verdict({"token_ms": 14.0, "stage_ms": 7.0, "tokens_needed": 0.5, "rounds": 30,
-    ...                   "rows": [{"threshold": -4.0, "pays": False},
-    ...                            {"threshold": -8.0, "pays": None}]})
-    'A second stage costs 7.0 ms, the price of 0.50 tokens at 14.0 ms each; at no threshold where the gate opened did it add that many.'
+    >>> p = {"drafter": "dloop", "stage_ms": 5.0, "tokens_added": 0.25, "tokens_needed": 0.5}
+    >>> print(price_verdict([dict(p, threshold=-4.0, verdict="gate never opened"),
+    ...                      dict(p, threshold=-8.0, verdict="does not pay"),
+    ...                      dict(p, threshold=-12.0, verdict="within this machine's noise")], "dloop"))
+    ... # doctest: +NORMALIZE_WHITESPACE
+    dloop: at g = -8 the stages it added cost more than their tokens were worth; at g = -12 the difference
+    from one stage a round is within this machine's noise; at g = -4 the gate never opened.
     """
-    if not result["rounds"]:
-        return "No round drafted two whole stages within this run's token budget, so there is nothing to price."
-    if result["stage_ms"] <= 0:
-        return (f"The two-stage rounds were not slower here ({result['stage_ms']:.1f} ms): the shared machine was "
-                "busier during the one-stage runs. Price it again.")
-    head = (f"A second stage costs {result['stage_ms']:.1f} ms, the price of {result['tokens_needed']:.2f} tokens at "
-            f"{result['token_ms']:.1f} ms each")
-    paid = [r["threshold"] for r in result["rows"] if r["pays"]]
-    if paid:
-        return head + f"; it added more at g = {', '.join(f'{g:g}' for g in paid)}."
-    return head + "; at no threshold where the gate opened did it add that many."
+    said = {"pays": "the stages it added paid for themselves", "does not pay":
+            "the stages it added cost more than their tokens were worth",
+            "within this machine's noise": "the difference from one stage a round is within this machine's noise",
+            "gate never opened": "the gate never opened"}
+    parts = []
+    for verdict, text in said.items():
+        gs = [f"{p['threshold']:g}" for p in prices if p["drafter"] == drafter and p["verdict"] == verdict]
+        if gs:
+            parts.append(f"at g = {', '.join(gs)} {text}")
+    return f"{drafter}: " + "; ".join(parts) + "."
+
+
+def paper_rows(result: dict, threshold: float, aware: str = "dloop", plain: str = "dloop-plain") -> list[dict]:
+    """Table 2's three rows, measured in this sweep at `threshold` ("no loop": the plain drafter, one
+    stage a round, the DSpark drafter's weights).
+
+    >>> from specviz.lessons.protocol import spread
+    >>> def row(d, g, acc):
+    ...     return {"drafter": d, "threshold": g, "acceptance_length": acc, "speedup_spread": spread([1.0])}
+    >>> res = {"one_stage": {"dloop-plain": row("dloop-plain", None, 2.46)},
+    ...        "rows": [row("dloop-plain", -8.0, 2.46), row("dloop", -8.0, 2.13)]}
+    >>> [r["tokens per check"] for r in paper_rows(res, -8.0)]
+    ['2.46', '2.46', '2.13']
+    """
+    rows = {(r["drafter"], r["threshold"]): r for r in result["rows"]}
+    measured = [("no loop", result["one_stage"][plain]), ("loop, no loop-aware training", rows[plain, threshold]),
+                ("loop with loop-aware training", rows[aware, threshold])]
+    return [{"configuration (this machine, g = " + f"{threshold:g})": name,
+             "tokens per check": f"{r['acceptance_length']:.2f}", "speedup": r["speedup_spread"].label(unit="×")}
+            for name, r in measured]
+
+
+def paper_note(compared: dict) -> str:
+    """Whether this sweep reproduces the paper's ordering (loop-aware training: more tokens per
+    check and faster), and the measured reason, from one row of specviz.lessons.sweep.drafters_compared.
+
+    >>> paper_note({"threshold": -8.0, "tokens_per_check": (2.13, 2.46), "tokens_per_extra_stage": (0.0, 0.0),
+    ...             "speedup": "within this machine's noise"})  # doctest: +NORMALIZE_WHITESPACE
+    "At g = -8 this small model does not reproduce the paper's ordering: with loop-aware training a check
+    committed 2.13 tokens against 2.46 without, and each stage beyond the first added 0.00 against 0.00 tokens;
+    the speed difference is within this machine's noise."
+    """
+    (a, b), (ea, eb), speed = compared["tokens_per_check"], compared["tokens_per_extra_stage"], compared["speedup"]
+    more, faster = a > b, speed == "above"
+    if more and faster:
+        head = "this sweep reproduces the paper's ordering"
+    elif more:
+        head = "loop-aware training gave more tokens per check, as in the paper, but not more speed"
+    else:
+        head = "this small model does not reproduce the paper's ordering"
+    each = " against ".join("–" if e is None else f"{e:.2f}" for e in (ea, eb))
+    added = f"each stage beyond the first added {each} tokens" if (ea, eb) != (None, None) else "the gate never opened"
+    pace = ("the speed difference is within this machine's noise" if speed == "within this machine's noise" else
+            f"its speedup was {speed} the other's, beyond the range of the runs")
+    return (f"At g = {compared['threshold']:g} {head}: with loop-aware training a check committed {a:.2f} tokens "
+            f"against {b:.2f} without, and {added}; {pace}.")
