@@ -1,0 +1,233 @@
+"""Lesson 9: inside a round: what the drafter sees and what the verifier needs, on the real models."""
+import pandas as pd
+import streamlit as st
+
+import appkit
+from specviz.generator.engine import Settings, generate
+from specviz.generator.sampling import SamplingSettings
+from specviz.hosting.app_state import PRESETS
+from specviz.lessons import inside
+from specviz.viz import inside as figs
+from specviz.viz.charts import num
+
+S = st.session_state
+CHECKS = "*How speculative decoding checks ahead*"
+HEAD = {i: title for i, (title, _) in enumerate(inside.SECTIONS, 1)}
+
+appkit.header(
+    "9 · Inside a round: what the drafter sees and what the verifier needs",
+    f"{CHECKS}: “DFlash reuses the target's context work”, “Random sampling preserves the target's "
+    "probabilities”, “DSpark budgets the target's work separately”, “DLoop buys more drafting before paying for a "
+    f"target check”, “Measure elapsed time per committed token”; {appkit.DRAFT_VERIFY}.",
+    "Six things the sources teach that the other lessons only touch: how a block drafter reads the target, which "
+    "**q** the verifier must be handed, what “lossless” does and does not promise, scheduling "
+    "by confidence, measuring a serving system, and DLoop's details. Each number below says whose it is: the "
+    "source's, this app's measurement, or this app's worked example.")
+
+m = appkit.require_models()
+blocks = [d for d in ("dspark", "dflash") if d in m.drafter_models]
+
+# --- 1 ------------------------------------------------------------------------------------------
+st.subheader(HEAD[1])
+st.markdown(f"From {CHECKS}, on DFlash: the target processes the prompt; hidden representations from **selected "
+            "target layers** are concatenated and projected into a compact context feature; each draft layer turns "
+            "those features into attention keys and values and caches them. The drafter receives a **clean anchor** "
+            "token followed by **mask slots** and predicts the masked positions together in **one pass**, with "
+            "bidirectional attention inside the block. So integrating DFlash needs access to the target's "
+            "internals (its hidden states), not only its output tokens, and draft-side caches.")
+if not blocks:
+    st.info("This model set has no block drafter, so this section cannot run here.")
+else:
+    c1, c2, c3 = st.columns([3, 1, 1])
+    appkit.default("keep_l9_prompt", PRESETS[0])
+    appkit.default("keep_l9_drafter", blocks[0])
+    appkit.default("keep_l9_k", 4)
+    c1.selectbox("Prompt", PRESETS, key="keep_l9_prompt")
+    c2.selectbox("Block drafter", blocks, key="keep_l9_drafter", format_func=appkit.drafter_label)
+    k = appkit.block_slider(c3, "Proposals k", 8, "keep_l9_k")
+    with appkit.engine():
+        view = inside.drafter_view(m, S["keep_l9_prompt"], S["keep_l9_drafter"], k)
+    layers = ", ".join(str(i) for i in view["target_layers"])
+    st.markdown(
+        f"**Live, on the embedded models:** the drafter reads the outputs of target layers **{layers}** (counting "
+        f"from 0, of {view['target_depth']}) at the **{view['context_positions']}** positions the target has "
+        f"processed (0–{view['context_positions'] - 1}): {len(view['target_layers'])} × {view['target_width']} = "
+        f"{view['feature_in']} numbers per position, projected to its width of {view['drafter_width']}. Its block "
+        f"input is **{' '.join(repr(t) for t in view['block_inputs'])}** at positions "
+        f"{view['block_positions'][0]}–{view['block_positions'][-1]}: the anchor {view['anchor']!r} is the newest "
+        f"committed token, which the target has not processed yet, so it enters as a token, not as features. "
+        f"One pass proposed **{' '.join(repr(t) for t in view['proposals'])}**; the target kept "
+        f"**{view['accepted']}**.")
+    st.plotly_chart(figs.attention_map(view), key="l9_attention",
+                    config=appkit.chart_config("lesson9-attention"))
+    st.caption("This app's measurement: the first draft layer's attention weights for this round, averaged over "
+               "heads, over the last context positions and the block itself (every slot sees every slot: no causal "
+               "mask inside the block). Share of attention on the block, per slot: "
+               + ", ".join(f"{x:.2f}" for x in view["block_share"]) + ".")
+    st.markdown(f"**Block-size conventions** ({CHECKS}): DFlash counts the anchor inside its block size, giving "
+                f"block size − 1 new predictions; DSpark gives one proposal per input position. This round: "
+                f"**k = {view['k']}** inputs and proposals in DSpark's convention is DFlash's "
+                f"**block size {view['dflash_block_size']}** (and back: {view['dflash_block_size']} − 1 = "
+                f"{view['dflash_back']}). Compare proposal lengths only after translating.")
+
+# --- 2 ------------------------------------------------------------------------------------------
+st.subheader(HEAD[2])
+st.markdown("Below, DSpark's second proposal is drawn from its true q (its Markov head's distribution, after "
+            "temperature and top-k); the verifier is handed either that q or a wrong one, and the emitted "
+            "distribution is computed **exactly** (no sampling) and compared with the target's p.")
+revealed = appkit.predict("l9", "the verifier is handed the backbone's q without the Markov head instead of the q "
+                          "the proposal was really drawn from. Does the output still follow p exactly?",
+                          ["yes, the ratio rule corrects any q", "no, it moves away from p"])
+if revealed:
+    st.markdown(f"**Answer: no.** Only the true q gives a distance of 0. {CHECKS}: the ratio-and-residual verifier "
+                "needs “the actual proposal probabilities”, including the temperature and other sampling "
+                "transformations; a parallel generator or refinement procedure must supply the normalised "
+                "probabilities of the sampling process it really used.")
+if "dspark" not in m.drafter_models:
+    st.info("This model set has no DSpark drafter, so this section cannot run here.")
+elif revealed:   # the distances are the answer
+    c1, c2 = st.columns(2)
+    appkit.default("keep_l9_temp", 0.6)
+    appkit.default("keep_l9_topk", 10)
+    temp = c1.slider("Temperature", 0.1, 2.0, step=0.1, key="keep_l9_temp")
+    top_k = c2.slider("Top-k (0 = off)", 0, 50, key="keep_l9_topk")
+    with appkit.engine():
+        wq = inside.wrong_q(m, S.get("keep_l9_prompt", PRESETS[0]), SamplingSettings(temperature=temp, top_k=top_k))
+    names = {"true": "true q (Markov head, after temperature and top-k)",
+             "raw": "q before temperature and top-k",
+             "marginal": "backbone marginal (no Markov head), transformed"}
+    cols = st.columns(3)
+    for col, (name, case) in zip(cols, wq["cases"].items()):
+        col.metric(names[name], f"{case['distance']:.4f}", border=True,
+                   help="total-variation distance of the emitted distribution from p (0 = lossless)")
+    st.markdown(f"Distance from p (total variation) of what is emitted after the first proposal "
+                f"{wq['first']!r}: with the true q **{num(wq['cases']['true']['distance'], 6)}**; with q taken "
+                f"before temperature and top-k **{num(wq['cases']['raw']['distance'], 4)}**; with the backbone's "
+                f"marginal instead of the corrected q **{num(wq['cases']['marginal']['distance'], 4)}**.")
+    st.plotly_chart(figs.emitted_bars(wq, names), key="l9_emitted")
+    st.caption("This app's computation on the embedded models: p and every q are the real distributions at this "
+               "candidate history; the emitted distribution is q·min(1, p/q′) plus the rejected mass times "
+               "normalize(max(0, p − q′)), with q′ the q the verifier was handed.")
+
+# --- 3 ------------------------------------------------------------------------------------------
+st.subheader(HEAD[3])
+st.markdown(f"{CHECKS} separates three claims: **equal sampling distributions** (lesson 2), **identical "
+            "deterministic decisions**, and **similar task scores**. The guarantees hold “within implementation "
+            "numerics”: different computation graphs can change floating-point results, and a single changed "
+            "greedy token can send later text along another path. Below, the same target weights run in float32 "
+            "and in bfloat16 on the same prompts, greedy, and speculative decoding (DSpark, float32) runs beside "
+            "them.")
+
+
+def search():
+    with st.spinner("Greedy decoding every preset in float32, in bfloat16 and speculatively…"), appkit.engine():
+        twin = inside.bf16_twin(m)
+        drafter = "dspark" if "dspark" in m.drafter_models else None
+        S["l9_precision"] = inside.precision_search(m, twin, PRESETS, appkit.new_tokens(12), drafter)
+
+
+st.button("Search the presets: float32 against bfloat16", on_click=search, type="primary")
+if "l9_precision" in S:
+    rows = S["l9_precision"]
+    parted = [r for r in rows if r["first_difference"] is not None]
+    st.markdown(f"**Measured here, now:** greedy float32 and bfloat16 outputs differ on **{len(parted)} of "
+                f"{len(rows)}** prompts (12 new tokens each)."
+                + ("" if parted else " No prompt here shows a flipped greedy token; the claim stands as the source "
+                   "states it, without a live case on these models."))
+    for r in parted[:2]:
+        gap = f" The float32 logits of the two tokens chosen there differ by only **{r['gap']:.3f}**." \
+            if r["gap"] is not None else ""
+        st.markdown(f"`{r['prompt']}` parts at new token **{r['first_difference'] + 1}**: float32 takes "
+                    f"{r.get('float32_token', '')!r}, bfloat16 {r.get('bfloat16_token', '')!r}.{gap}")
+        st.text(f"float32 : {r['float32']}\nbfloat16: {r['bfloat16']}")
+    same = [r["speculative_equals_plain"] for r in rows if r["speculative_equals_plain"] is not None]
+    if same:
+        st.markdown(f"Speculative greedy decoding in float32 equals plain float32 greedy decoding on "
+                    f"**{sum(same)} of {len(same)}** prompts: identical decisions within the same numerics.")
+    st.dataframe(pd.DataFrame([{"prompt": r["prompt"], "first difference (token)": r["first_difference"],
+                                "speculative = plain": r["speculative_equals_plain"]} for r in rows]),
+                 hide_index=True)
+
+# --- 4 ------------------------------------------------------------------------------------------
+st.subheader(HEAD[4])
+ex = inside.SCHEDULE_EXAMPLE
+res = inside.schedule_example()
+strong, doubtful = res["survival"]["strong"], res["survival"]["doubtful"]
+st.markdown(f"{CHECKS}, on DSpark: multiplying the confidence head's conditional estimates gives each position's "
+            "probability of belonging to the surviving prefix, so **a later token of a strong request can be worth "
+            "more than an early token of a doubtful one**. The scheduler prices expected committed output against a "
+            "table of target steps per second (SPS) **profiled at engine initialisation**, and uses it to change the "
+            "allocation as load changes; this needs **calibrated** probability magnitudes. Lesson 4 runs it live.")
+st.markdown(f"**This app's worked example** (numbers ours): a strong request with confidences {ex['strong']} "
+            f"(survival {', '.join(num(a) for a in strong)}) and a doubtful one with {ex['doubtful']} (survival "
+            f"{', '.join(num(a) for a in doubtful)}), SPS = {ex['sps']} at B = 1…{len(ex['sps'])}. The scheduler "
+            f"admits **{res['calibrated']['lengths'][0]}** tokens of the strong request and "
+            f"**{res['calibrated']['lengths'][1]}** of the doubtful one: the strong request's third token "
+            f"(survival {num(strong[2])}) beats the doubtful request's first ({num(doubtful[0])}). Θ = "
+            f"{num(res['calibrated']['real_theta'], 2)}.")
+st.markdown(f"If the doubtful request's head were **uncalibrated**, saying {ex['overconfident']} while its tokens "
+            f"really survive as above, the scheduler would admit {res['overconfident']['lengths']} and expect Θ = "
+            f"{num(res['overconfident']['believed_theta'], 2)}, but really earn **"
+            f"{num(res['overconfident']['real_theta'], 2)}**, less than the calibrated allocation's "
+            f"{num(res['calibrated']['real_theta'], 2)}.")
+
+# --- 5 ------------------------------------------------------------------------------------------
+st.subheader(HEAD[5])
+worked = inside.per_token([(14.0, 4), (14.0, 1)])
+overlap = inside.elapsed([(0, 3), (2, 12), (12, 13)])
+st.markdown(f"{CHECKS}: divide **total elapsed decode time by total committed tokens**; across unequal rounds this "
+            "weights each round by the output it actually delivers. **This app's worked example** with the source's "
+            f"14 ms round: one round committing 4 tokens and one committing 1 take 28 ms for 5 tokens, "
+            f"**{num(worked['total_over_total'])} ms/token**; averaging the two rounds' own ratios (3.5 and 14) would "
+            f"say {num(worked['mean_of_rounds'])} ms/token, overweighting the poor round.")
+st.markdown(f"With **overlapping phases**, measure the elapsed critical path instead of adding concurrent work "
+            f"twice. Worked example (ours): drafting 0–3 ms, verification 2–12 ms, bookkeeping 12–13 ms: the phases "
+            f"add up to {overlap['sum_of_phases']} ms, the round took **{overlap['critical_path']} ms**.")
+st.markdown(f"**System against user:** aggregate tok/s measures the system's output rate; tok/s per user describes "
+            "one generation stream. DLoop's Table A2 reports autoregressive decoding at 3763 tok/s at concurrency 32 "
+            f"(the source); if the 32 streams shared it equally (our assumption) each would see about "
+            f"**{num(3763 / 32, 1)} tok/s**. Time to first token and request-arrival-to-completion latency include "
+            "further stages; the inspected DLoop evaluator records target prefill separately and resets its decode "
+            "timer after the first draft backbone pass.")
+if blocks:
+    with appkit.engine():
+        trace = generate(m, S.get("keep_l9_prompt", PRESETS[0]), Settings.greedy(blocks[0], appkit.new_tokens(24),
+                                                                                 block_size=4))
+    t = inside.trace_timing(trace)
+    c = st.columns(4)
+    c[0].metric("ms per token, total ÷ total", f"{t['total_over_total']:.2f}")
+    c[1].metric("ms per token, mean of rounds", f"{t['mean_of_rounds']:.2f}")
+    c[2].metric("time to first token", f"{t['first_token_ms']:.1f} ms")
+    c[3].metric("whole request", f"{t['request_ms']:.1f} ms")
+    st.caption(f"This app's measurement, now: {appkit.drafter_label(blocks[0])}, greedy, k = 4, {t['tokens']} tokens in "
+               f"{t['rounds']} rounds, one request at a time on {m.device}. Time to first token = prefill "
+               f"({t['prefill_ms']:.1f} ms) + the first round; no queueing, model loading excluded.")
+
+# --- 6 ------------------------------------------------------------------------------------------
+st.subheader(HEAD[6])
+st.markdown(f"{CHECKS}, on DLoop: **loop-aware training** unrolls extra drafting stages and supervises the first "
+            "and last stages, reproducing the hidden-state chain alongside ground-truth tokens; the parameter count "
+            "stays the same, but the extra draft passes cost training time and memory (and inference time when the "
+            "loop continues). When a stage passes the gate, the preceding stage's **last proposed token becomes the "
+            "next anchor**, and the drafter's own final-layer hidden states stand in as provisional features. "
+            "**D-Loop**, with a hyphen, is a different method: it keeps a prefix of a proposed block and reruns the "
+            "same drafter to regenerate that block's suffix. D-Loop refines within a block; DLoop extends across "
+            "whole stages before verification.")
+if "dloop" in m.drafter_models:
+    with appkit.engine():
+        loop = inside.dloop_round(m, S.get("keep_l9_prompt", PRESETS[0]))
+    st.dataframe(pd.DataFrame([{"stage": s["stage"], "anchor": s["anchor"], "proposals": " ".join(s["proposals"]),
+                                "Σ log q": round(s["logprob_sum"], 2),
+                                "gate": "draft another stage" if s["continue"] else "check now"}
+                               for s in loop["stages"]]), hide_index=True)
+    st.caption(f"This app's live round: the loop-aware drafter, k = 3, up to 3 stages, threshold g = "
+               f"{loop['threshold']:g}; the target then kept {loop['accepted']} of {loop['proposed']} proposals. "
+               "Each later stage's anchor is the previous stage's last proposal.")
+    cost = inside.training_cost(m.paths.get("drafters", {}))
+    if cost:
+        st.markdown(f"**This app's training records** (2 CPU cores): loop-aware steps with "
+                    f"{cost['loop_stages']} stages unrolled took **{cost['loop_s']:.2f} s** each "
+                    f"({cost['loop_steps']} steps, one drafter); the one-stage steps took {cost['one_stage_s']:.2f} s "
+                    f"each ({cost['one_stage_steps']} steps, training DFlash and DSpark together on the same batches).")
+
+appkit.next_lesson(__file__)

@@ -1,0 +1,314 @@
+"""Lesson 9, inside a round: what a block drafter reads from the target, what the verifier must
+be given, what "lossless" does and does not promise, and how a system's speed is measured.
+
+  SECTIONS              the lesson's headings and the glossary terms each one uses
+  drafter_view          one live round of a block drafter: target layers, positions, the
+                        [anchor, mask, ...] input, the first draft layer's attention, proposals
+  emitted_distribution  what ratio-and-residual verification emits when the proposal was drawn
+                        from one q but the verifier was handed another (exact)
+  wrong_q               that distance on the real models, for the true q and two wrong ones
+  bf16_twin, precision_search
+                        the target in bfloat16 beside float32: where greedy outputs part
+  SCHEDULE_EXAMPLE, schedule_example
+                        a later token of a strong request against an early token of a doubtful
+                        one, and what uncalibrated confidences do (this app's worked example)
+  per_token, elapsed    total time over total tokens; the critical path of overlapping phases
+  trace_timing          time per token, time to first token and request time of a live trace
+  dloop_round, training_cost
+                        DLoop's stages and anchors on a live round; this app's training records
+
+Claims come from the two source documents, cited by title on the page; numbers are either
+the sources', this app's measurement, or this app's worked example, and each says which.
+
+What it leaves out: drawing (specviz.viz.inside) and the scheduler itself (admission).
+"""
+import json
+import math
+from dataclasses import replace
+from pathlib import Path
+
+import torch
+
+from specviz.generator.drafters.block_model import rope
+from specviz.generator.engine import Generation, Settings, encode_prompt, from_dflash_block_size, generate
+from specviz.generator.models import load_model
+from specviz.generator.sampling import SamplingSettings, transform
+from specviz.generator.verify import residual
+from specviz.lessons.admission import algorithm1, survival
+from specviz.lessons.parallel import prepared
+
+SECTIONS = [
+    ("1 · How a block drafter reads the target: anchor, mask slots, context features",
+     ["block drafter", "anchor", "mask slot", "context features"]),
+    ("2 · The verifier needs the true proposal distribution q", ["verifier", "proposal distribution q"]),
+    ("3 · Three claims, and numerics that flip a greedy token (float32 against bfloat16)",
+     ["greedy", "float32", "bfloat16"]),
+    ("4 · Confidence scheduling under load: calibration, prefix survival, SPS",
+     ["calibration", "prefix survival", "SPS"]),
+    ("5 · Measuring a system: critical path, tokens per second, time to first token",
+     ["critical path", "tokens per second", "time to first token"]),
+    ("6 · DLoop in detail: loop-aware training, the next anchor, and D-Loop",
+     ["DLoop", "loop-aware training", "anchor", "D-Loop"]),
+]
+
+
+# --- 1. what the drafter sees -----------------------------------------------------------------
+
+@torch.no_grad()
+def drafter_view(models, prompt: str, drafter: str = "dspark", k: int = 4, shown_context: int = 6) -> dict:
+    """One live greedy round of a block drafter, with what it read before proposing.
+
+    Returns the target layers whose hidden states become context features, the positions the
+    target has processed (context) and the block's positions, the block input [anchor, mask...],
+    the first draft layer's attention (mean over heads) from each block slot to the last
+    `shown_context` context positions and to the block, the proposals and how many survived.
+    """
+    g = Generation(models, prompt, Settings.greedy(drafter, k + 1, block_size=k))
+    d = g.drafter
+    if not hasattr(d, "ctx_kv"):
+        raise ValueError(f"{drafter!r} is not a block drafter")
+    m, texts = d.model, models.token_text
+    n_ctx, anchor = d.n_ctx, g.committed[-1]
+    slot = getattr(d, "slot", 0)   # 1 for a drafter in DFlash's read-out, whose anchor slot predicts nothing
+    slots = k + slot
+    pos = torch.arange(n_ctx, n_ctx + slots, device=m.device)
+    block = torch.tensor([anchor] + [d.mask_id] * (slots - 1), device=m.device)
+    # the first draft layer's attention, written out as DraftLayer.forward computes it (no mask)
+    layer, rot = m.layers[0], m.rotary(pos)
+    a = layer.norm1(m.embed(block))
+    q = rope(layer.q(a).view(-1, layer.heads, layer.dh).transpose(0, 1), *rot)
+    kb, _ = layer.kv(a, rot)
+    keys = torch.cat([d.ctx_kv[0][0], kb], 1)
+    att = torch.softmax((q @ keys.transpose(-1, -2)).float() / math.sqrt(layer.dh), -1).mean(0)
+    shown = min(shown_context, n_ctx)
+    ctx_ids = g.committed[n_ctx - shown:n_ctx]
+    rnd = g.step()
+    cfg = models.target.config
+    return {
+        "target_layers": list(d.target_layers), "target_depth": cfg.num_hidden_layers,
+        "target_width": cfg.hidden_size, "drafter_width": m.config.hidden_size,
+        "feature_in": len(d.target_layers) * cfg.hidden_size,
+        "context_positions": n_ctx, "anchor": texts[anchor], "anchor_position": n_ctx,
+        "block_inputs": [texts[anchor]] + ["[mask]"] * (slots - 1), "block_positions": pos.tolist(),
+        "k": k, "read_from_slot": slot, "dflash_block_size": k + 1, "dflash_back": from_dflash_block_size(k + 1),
+        "columns": [texts[i] for i in ctx_ids] + [f"slot {i}" for i in range(slots)],
+        "attention": torch.cat([att[:, n_ctx - shown:n_ctx], att[:, n_ctx:]], 1).tolist(),
+        "earlier_context_share": att[:, :n_ctx - shown].sum(-1).tolist(),
+        "block_share": att[:, n_ctx:].sum(-1).tolist(),
+        "proposals": rnd.proposed_tokens, "accepted": rnd.accepted,
+    }
+
+
+# --- 2. the verifier needs the true q ---------------------------------------------------------
+
+def emitted_distribution(p: torch.Tensor, q_drawn: torch.Tensor, q_used: torch.Tensor) -> torch.Tensor:
+    """What ratio-and-residual verification emits when x ~ q_drawn but the verifier uses q_used.
+
+    Accepted: q_drawn(x) · min(1, p(x)/q_used(x)); the rejected mass is redrawn from
+    normalize(max(0, p − q_used)). With q_used = q_drawn this rebuilds p exactly.
+
+    >>> p, q = torch.tensor([0.7, 0.3]), torch.tensor([0.5, 0.5])
+    >>> [round(v, 6) for v in emitted_distribution(p, q, q).tolist()]
+    [0.7, 0.3]
+    >>> [round(v, 6) for v in emitted_distribution(p, q, torch.tensor([0.25, 0.75])).tolist()]
+    [0.8, 0.2]
+    """
+    p, q_drawn, q_used = p.double(), q_drawn.double(), q_used.double()
+    ratio = torch.where(q_used > 0, (p / q_used.clamp_min(1e-300)).clamp(max=1.0), torch.ones_like(p))
+    accepted = q_drawn * ratio
+    return accepted + (1.0 - accepted.sum()).clamp_min(0.0) * residual(p, q_used)
+
+
+def total_variation(a: torch.Tensor, b: torch.Tensor) -> float:
+    """½ Σ |a − b|.
+
+    >>> total_variation(torch.tensor([0.8, 0.2], dtype=torch.float64), torch.tensor([0.7, 0.3], dtype=torch.float64))
+    0.1
+    """
+    return round(0.5 * float((a.double() - b.double()).abs().sum()), 12)
+
+
+@torch.no_grad()
+def wrong_q(models, prompt: str, sampling: SamplingSettings, drafter: str = "dspark", top: int = 6) -> dict:
+    """At the second position of a block drafted after `prompt` (first proposal: the drafter's
+    likeliest token), the target's p and three candidate q's handed to the verifier:
+
+      true       the corrected distribution (Markov head) after temperature and top-k: what was drawn from
+      raw        the same logits before temperature and top-k
+      marginal   the backbone alone (no Markov head), after the same transform
+
+    For each: the exact emitted distribution and its total-variation distance from p.
+    """
+    d, ids = prepared(models, prompt, drafter)
+    # a two-slot block throughout: inside a bidirectional block, slot 1's prediction depends on
+    # how many mask slots follow it
+    first = int(d.score(ids, [0, 0])["sequential_dists"][0].argmax())
+    s = d.score(ids, [first, 0])
+    corrected, backbone = s["sequential_dists"][1].double(), s["marginal_dists"][1].double()
+    logits = models.target(torch.tensor([ids + [first]], device=models.device)).logits[0, -1]
+    def dist(x):   # in float64, renormalised: float32 rounding would otherwise show as a distance
+        x = x.double().cpu()
+        return x / x.sum()
+    p = dist(transform(logits, sampling))
+    true_q = dist(transform(corrected.log(), sampling))
+    cases = {"true": true_q, "raw": dist(corrected), "marginal": dist(transform(backbone.log(), sampling))}
+    out = {"first": models.token_text[first], "p": p, "cases": {}}
+    order = torch.topk(p, top).indices.tolist()
+    out["labels"] = [models.token_text[i] for i in order]
+    for name, q_used in cases.items():
+        e = emitted_distribution(p, true_q, q_used)
+        out["cases"][name] = {"distance": total_variation(e, p), "emitted_top": [float(e[i]) for i in order],
+                              "same_as_true": bool(torch.equal(q_used, true_q))}
+    out["p_top"] = [float(p[i]) for i in order]
+    return out
+
+
+# --- 3. numerics: float32 against bfloat16 ----------------------------------------------------
+
+def bf16_twin(models):
+    """The same target weights loaded in bfloat16, as a model set with no drafters."""
+    target = load_model(Path(models.paths["target"]), models.device, torch.bfloat16)
+    return replace(models, target=target, dtype=torch.bfloat16, drafter_models={})
+
+
+def first_difference(a: list, b: list) -> int | None:
+    """Index of the first place two sequences differ (a length difference counts), or None.
+
+    >>> first_difference([1, 2, 3], [1, 5, 3]), first_difference([1, 2], [1, 2]), first_difference([1], [1, 2])
+    (1, None, 1)
+    """
+    for i, (x, y) in enumerate(zip(a, b)):
+        if x != y:
+            return i
+    return None if len(a) == len(b) else min(len(a), len(b))
+
+
+@torch.no_grad()
+def precision_search(models, twin, prompts: list[str], n: int, drafter: str | None = "dspark", k: int = 4) -> list[dict]:
+    """Greedy decoding of each prompt by the float32 target, the bfloat16 twin and (if `drafter`)
+    speculative decoding in float32. Where float32 and bfloat16 part, the float32 logit gap
+    between the two tokens chosen there (a small gap is what rounding can flip)."""
+    rows = []
+    for prompt in prompts:
+        a = generate(models, prompt, Settings.greedy(None, n)).new_ids
+        b = generate(twin, prompt, Settings.greedy(None, n)).new_ids
+        spec = generate(models, prompt, Settings.greedy(drafter, n, block_size=k)).new_ids if drafter else None
+        at = first_difference(a, b)
+        row = {"prompt": prompt, "float32": models.tokenizer.decode(a), "bfloat16": models.tokenizer.decode(b),
+               "first_difference": at, "speculative_equals_plain": None if spec is None else spec == a, "gap": None}
+        if at is not None and at < len(a) and at < len(b):
+            ids, _ = encode_prompt(models, prompt, Settings.greedy(None, n))
+            logits = models.target(torch.tensor([ids + a[:at]], device=models.device)).logits[0, -1].float()
+            row.update(gap=float(logits[a[at]] - logits[b[at]]), float32_token=models.token_text[a[at]],
+                       bfloat16_token=models.token_text[b[at]])
+        rows.append(row)
+    return rows
+
+
+# --- 4. confidence scheduling (this app's worked example) --------------------------------------
+
+SCHEDULE_EXAMPLE = {"strong": [0.95, 0.95, 0.9], "doubtful": [0.4, 0.5],
+                    "overconfident": [0.95, 0.95],   # what an uncalibrated head might say for the doubtful one
+                    "sps": (10.0, 9.5, 9.0, 8.6, 8.2, 7.0, 6.0)}
+
+
+def real_theta(lengths: list[int], true_confidences: list[list[float]], sps) -> float:
+    """Θ an allocation really earns: τ from the true survival of what was admitted, times SPS(B).
+
+    >>> round(real_theta([1, 0], [[0.5], [0.9]], (4.0, 3.0, 2.0)), 3)   # τ = 2 + 0.5, B = 3
+    5.0
+    """
+    tau = len(lengths) + sum(sum(survival(c)[:n]) for n, c in zip(lengths, true_confidences))
+    return tau * sps[len(lengths) + sum(lengths) - 1]
+
+
+def schedule_example(ex: dict = SCHEDULE_EXAMPLE) -> dict:
+    """The stopping scheduler on two requests, with calibrated and with overconfident scores.
+
+    >>> r = schedule_example()
+    >>> r["calibrated"]["lengths"], r["overconfident"]["lengths"]
+    ([3, 0], [2, 2])
+    >>> round(r["calibrated"]["real_theta"], 2), round(r["overconfident"]["believed_theta"], 2), round(r["overconfident"]["real_theta"], 2)
+    (38.25, 39.94, 31.17)
+    """
+    true = [ex["strong"], ex["doubtful"]]
+    out = {"survival": {"strong": survival(ex["strong"]), "doubtful": survival(ex["doubtful"])}}
+    for name, told in (("calibrated", true), ("overconfident", [ex["strong"], ex["overconfident"]])):
+        r = algorithm1(told, ex["sps"])
+        out[name] = {"lengths": r["lengths"], "believed_theta": r["best_theta"],
+                     "real_theta": real_theta(r["lengths"], true, ex["sps"]),
+                     "order": [(s.request, s.position, s.a, s.kept) for s in r["steps"]]}
+    return out
+
+
+# --- 5. measuring a system --------------------------------------------------------------------
+
+def per_token(rounds: list[tuple[float, int]]) -> dict:
+    """ms per committed token over (ms, tokens) rounds: total over total, against the mean of ratios.
+
+    >>> per_token([(14.0, 4), (14.0, 1)])   # the source's 14 ms round, committing 4 and then 1
+    {'total_over_total': 5.6, 'mean_of_rounds': 8.75}
+    """
+    total = sum(ms for ms, _ in rounds) / sum(n for _, n in rounds)
+    mean = sum(ms / n for ms, n in rounds) / len(rounds)
+    return {"total_over_total": round(total, 6), "mean_of_rounds": round(mean, 6)}
+
+
+def elapsed(intervals: list[tuple[float, float]]) -> dict:
+    """Phases as (start, end) ms: their summed durations against the elapsed time they cover.
+
+    >>> elapsed([(0, 3), (2, 12), (12, 13)])   # drafting overlaps verification by 1 ms
+    {'sum_of_phases': 14, 'critical_path': 13}
+    """
+    covered, end = 0, None
+    for s, e in sorted(intervals):
+        start = s if end is None else max(s, end)
+        covered += max(0, e - start)
+        end = e if end is None else max(end, e)
+    return {"sum_of_phases": sum(e - s for s, e in intervals), "critical_path": covered}
+
+
+def trace_timing(trace) -> dict:
+    """A live trace's clocks: ms per token both ways, time to first token, whole request.
+
+    Time to first token here is the target's prefill plus the first round; the request time
+    adds every round. Neither counts queueing or model loading (one request at a time).
+    """
+    rounds = [(r.total_ms, len(r.emitted)) for r in trace.rounds]
+    decode = sum(ms for ms, _ in rounds)
+    return {**per_token(rounds), "rounds": len(rounds), "tokens": sum(n for _, n in rounds),
+            "prefill_ms": trace.prefill_ms, "first_token_ms": trace.prefill_ms + rounds[0][0],
+            "request_ms": trace.prefill_ms + decode}
+
+
+# --- 6. DLoop ---------------------------------------------------------------------------------
+
+@torch.no_grad()
+def dloop_round(models, prompt: str, k: int = 3, threshold: float = -8.0, stages: int = 3,
+                drafter: str = "dloop") -> dict:
+    """One live DLoop round: per stage its anchor (stage 1: the newest committed token; later
+    stages: the previous stage's last proposal), proposals, Σ log q and the gate's decision."""
+    g = Generation(models, prompt, Settings.greedy(drafter, k * stages + 1, block_size=k,
+                                                   loop_threshold=threshold, max_stages=stages))
+    newest = models.token_text[g.committed[-1]]
+    r = g.step()
+    rows = []
+    for i, st in enumerate(r.drafter_info["stages"]):
+        anchor = newest if i == 0 else r.proposed_tokens[st["start"] - 1]
+        rows.append({"stage": i + 1, "anchor": anchor, "proposals": r.proposed_tokens[st["start"]:st["end"]],
+                     "logprob_sum": st["logprob_sum"], "continue": st["continue"]})
+    return {"stages": rows, "accepted": r.accepted, "proposed": len(r.proposed), "threshold": threshold}
+
+
+def training_cost(paths: dict) -> dict | None:
+    """Seconds per training step from this app's training records (training.json beside each
+    drafter): one-stage DSpark steps against loop-aware steps. None where a record is missing."""
+    def record(name):
+        folder = paths.get(name)
+        f = Path(folder) / "training.json" if folder else None
+        return json.loads(f.read_text()) if f and f.is_file() else None
+    one, loop = record("dspark"), record("dloop")
+    if not one or not loop:
+        return None
+    return {"one_stage_s": one["train_seconds"] / one["steps"], "loop_s": loop["train_seconds"] / loop["steps"],
+            "loop_stages": loop["loop_stages"], "loop_steps": loop["steps"], "one_stage_steps": one["steps"]}
