@@ -1,7 +1,9 @@
 """Command line: python -m specviz models|generate|bench|profile|train.
 
   models   --json                     the active model set
-  generate --prompt TEXT ...          one generation, its text and a table of rounds
+  generate --prompt TEXT ...          one generation, its text and a table of rounds; with
+                                      --config FILE [--set NAME] a host's configured model set,
+                                      loaded, checked and limited as the app does it
   bench    [--json]                   plain decoding vs every drafter (see specviz.lessons.bench)
   profile  [--json]                   this machine: target steps per second by verification
                                       width (DSpark's SPS table) and, on a CPU, the weight
@@ -25,15 +27,30 @@ def cmd_models(args):
         [f"target    {info['target']}"] + [f"{k:9} {v or '(no model)'}" for k, v in info["drafters"].items()]))
 
 
+def load_configured(path: str, name: str | None):
+    """A host's model set and limits, as the app loads them (specviz.hosting.config)."""
+    from specviz.hosting.config import ModelSetError, load_config, load_model_set
+    try:
+        config = load_config(path)
+        return load_model_set(config, name), config.limits
+    except (ModelSetError, ValueError) as e:
+        sys.exit(f"error: {e}")
+
+
 def cmd_generate(args):
     from specviz.generator.engine import Generation, Settings
     from specviz.generator.sampling import SamplingSettings
-    m = load()
+    from specviz.hosting.config import check_limits
+    if args.set and not args.config:
+        sys.exit("error: --set names a model set of a config file: give --config FILE too")
+    m, limits = load_configured(args.config, args.set) if args.config else (load(), None)
     try:
         settings = Settings(drafter=None if args.drafter == "none" else args.drafter, verifier=args.verifier,
                             block_size=args.block_size, max_new_tokens=args.max_new_tokens, seed=args.seed,
                             loop_threshold=args.loop_threshold, max_stages=args.max_stages,
                             sampling=SamplingSettings(args.temperature, args.top_k, args.top_p))
+        if limits and (too_big := check_limits(limits, args.prompt, settings)):
+            raise ValueError(" ".join(too_big))
         g = Generation(m, args.prompt, settings)
     except ValueError as e:
         sys.exit(f"error: {e}")
@@ -55,7 +72,12 @@ def cmd_generate(args):
         print(f"{r.index:>5} {len(r.proposed):>8} {r.accepted:>8} {len(r.emitted):>7} {r.draft_ms:>9.2f} {r.verify_ms:>9.2f}  {shown}")
     total = sum(r.total_ms for r in trace.rounds)
     print(f"\n{len(trace.new_ids)} tokens in {len(trace.rounds)} rounds, {total / len(trace.new_ids):.2f} ms/token "
-          f"(prefill {trace.prefill_ms:.1f} ms not counted); * = correction or bonus")
+          f"(prefill {trace.prefill_ms:.1f} ms not counted); * = correction, bonus or the stop rule's token")
+
+
+def spread_label(s: dict) -> str:
+    """'1.52x (1.41-1.60)': a bench speedup's median and range over its repeats."""
+    return f"{s['median']:.2f}x ({s['low']:.2f}-{s['high']:.2f})"
 
 
 def cmd_bench(args):
@@ -71,13 +93,13 @@ def cmd_bench(args):
     b = res["baseline"]
     print(f"baseline: {b['ms_per_token']:.2f} ms/token  ({res['settings']})")
     print(f"{'method':11} {'variant':>12} {'accept len':>10} {'stages':>6} {'ms/token':>9} {'speedup':>8} {'draft ms':>9} "
-          f"{'verify ms':>9} {'overhead':>9} {'if drafting free':>16}")
+          f"{'verify ms':>9} {'overhead':>9} {'if drafting free':>16} {'speedup over repeats':>22}")
     for name, r in res["methods"].items():
         for k, x in r["variants"].items():
             mark = " <- best" if k == r["best"] else ""
             print(f"{name:11} {k:>12} {x['acceptance_length']:>10.2f} {x['stages']:>6.2f} {x['ms_per_token']:>9.2f} {x['speedup']:>7.2f}x "
                   f"{x['draft_ms']:>9.2f} {x['verify_ms']:>9.2f} {x['overhead_fraction']:>8.1%} "
-                  f"{x['verify_only_speedup']:>15.2f}x{mark}")
+                  f"{x['verify_only_speedup']:>15.2f}x {spread_label(x['speedup_spread']):>22}{mark}")
     if res["greedy_mismatches"]:
         print(f"WARNING: greedy output differed from plain decoding: {res['greedy_mismatches']}")
 
@@ -90,15 +112,16 @@ def cmd_profile(args):
     if not 1 <= args.max_width <= 64:
         sys.exit(f"error: --max-width must be between 1 and 64, got {args.max_width}")
     m = load()
-    sps = sps_table(m, PRESETS[0], args.max_width, repeats=args.repeats)
-    res = {"hardware": hardware(m.device), "sps": sps, "layouts": report(m.target, rows=(1, 5))}
+    table = sps_table(m, PRESETS[0], args.max_width, repeats=args.repeats)
+    res = {"hardware": hardware(m.device), "sps": table["sps"], "sps_raw": table["raw"],
+           "layouts": report(m.target, rows=(1, 5))}
     if args.json:
         print(json.dumps(res))
         return
     print(res["hardware"])
-    print(f"\n{'width B':>7} {'ms':>7} {'SPS(B)':>8} {'tokens/s if all kept':>21}")
-    for b, steps in enumerate(sps, 1):
-        print(f"{b:>7} {1000 / steps:>7.2f} {steps:>8.1f} {b * steps:>21.0f}")
+    print(f"\n{'width B':>7} {'ms':>7} {'SPS(B)':>8} {'tokens/s if all kept':>21} {'raw ms':>7}")
+    for b, (steps, raw) in enumerate(zip(table["sps"], table["raw"]), 1):
+        print(f"{b:>7} {1000 / steps:>7.2f} {steps:>8.1f} {b * steps:>21.0f} {1000 / raw:>7.2f}")
     if res["layouts"]:
         print("\nthe target's matrix products, µs per call by weight layout (timed at load):")
         names = [k for k in res["layouts"][0] if k.endswith("µs")]
@@ -123,7 +146,10 @@ def main(argv=None):
     s.set_defaults(fn=cmd_models)
     s = sub.add_parser("generate", help="generate with speculative decoding and show every round")
     s.add_argument("--prompt", required=True)
-    s.add_argument("--drafter", default="ar", help="ar, lookup, dflash, dspark, dloop, dloop-plain, or none for plain decoding")
+    s.add_argument("--drafter", default="ar", help="ar, lookup, dflash, dspark, dloop, dloop-plain (or a configured "
+                                                   "set's drafter), or none for plain decoding")
+    s.add_argument("--config", help="a host's config file (specviz.example.toml); default: the embedded set")
+    s.add_argument("--set", help="the config's model set to run (default: the config's default set)")
     s.add_argument("--verifier", default="greedy", choices=["greedy", "sampling", "match"])
     s.add_argument("--block-size", type=int, default=4, help="proposals per round (k)")
     s.add_argument("--max-new-tokens", type=int, default=48)

@@ -34,6 +34,7 @@ from specviz.generator.verify import greedy_matches, residual, speculative_sampl
 VERIFIERS = ("greedy", "sampling", "match")
 MAX_BLOCK = 32
 TOP = 5  # how many entries of p and q each round records
+CHAT_NOTICE = "This target has a chat template: the prompt went in as one user turn, thinking off."
 
 
 def from_dflash_block_size(dflash_block_size: int) -> int:
@@ -92,6 +93,8 @@ def encode_prompt(models: ModelSet, prompt: str, settings: Settings) -> tuple[li
 
     An empty or whitespace-only prompt is an error. A prompt too long for the context is cut
     from the left (the most recent text is what the continuation depends on), with a notice.
+    A target with a chat template gets the prompt as one user turn through it instead
+    (`ModelSet.chat_ids`); a templated prompt too long for the context is refused.
     """
     if not prompt.strip():
         raise ValueError("The prompt is empty: type a few words for the model to continue.")
@@ -99,6 +102,12 @@ def encode_prompt(models: ModelSet, prompt: str, settings: Settings) -> tuple[li
     if room < 2:
         raise ValueError(f"max new tokens ({settings.max_new_tokens}) plus block size leave no room "
                          f"for a prompt in the model's context of {models.max_context} tokens.")
+    if models.chat:
+        ids = models.chat_ids(prompt)
+        if len(ids) > room:
+            raise ValueError(f"The prompt is {len(ids)} tokens in the chat template; this context of "
+                             f"{models.max_context} tokens leaves room for {room}.")
+        return ids, [CHAT_NOTICE]
     ids = models.tokenizer.encode(prompt)
     notices = []
     if len(ids) + 1 > room:
@@ -132,6 +141,7 @@ class Generation:
         self.layers = self.drafter.target_layers if self.drafter else ()
         self.cache = DynamicCache()
         self.trace = Trace(prompt=prompt, settings=asdict(settings), prompt_ids=list(ids), prefill_ms=0.0,
+                           vocab_size=len(models.token_text), top_k=TOP,
                            prompt_tokens=[models.token_text[i] for i in ids], notices=notices)
         with torch.no_grad():
             watch = Stopwatch(models.device)
@@ -184,8 +194,9 @@ class Generation:
         watch = Stopwatch(self.m.device)   # marks: start, drafted, verified, recorded
         watch.mark()
 
-        # 1. draft: k proposals per stage (DLoop may run several), none past end-of-text or the limit
-        k = min(s.block_size, remaining) if self.drafter else 0
+        # 1. draft: k proposals per stage (DLoop may run several), then cut at end-of-text and the limit.
+        # Always the full block: a bidirectional block drafted narrower would draft other tokens.
+        k = s.block_size if self.drafter else 0
         draft = self.drafter.propose(self.committed, k, self._pick) if k else Draft()
         cut = min(remaining, draft.tokens.index(eos) + 1 if eos in draft.tokens else remaining)
         draft.tokens, draft.q = draft.tokens[:cut], draft.q[:cut]
@@ -216,8 +227,10 @@ class Generation:
             draws = [sample(p[i], self.gen) for i in range(len(x) + 1)]
             n, decisions = target_draw_matching(x, draws)
             last = draws[n]
-        kinds = ["accepted"] * n + ["bonus" if n == len(x) and not (greedy and greedy["stop_rule_applied"])
-                                    else "correction"]
+        # the stop rule's token is the target's own choice, which equals the proposal it replaces:
+        # neither a correction (nothing was wrong) nor a bonus (no proposal was left)
+        stopped = bool(greedy and greedy["stop_rule_applied"])
+        kinds = ["accepted"] * n + ["stop" if stopped else "bonus" if n == len(x) else "correction"]
         emitted = list(zip(x[:n] + [last], kinds))
         if eos in [t for t, _ in emitted]:   # nothing is generated after end-of-text
             emitted = emitted[:[t for t, _ in emitted].index(eos) + 1]
@@ -245,7 +258,7 @@ class Generation:
         rnd.draft_ms, rnd.verify_ms, recording_ms = watch.laps()
         rnd.total_ms = rnd.draft_ms + rnd.verify_ms + recording_ms
         rnd.overhead_ms = recording_ms
-        self.trace.rounds.append(rnd)
+        self.trace.record(rnd)   # checked against the rounds before it (trace_schema)
         self.trace.finished = self.done
         return rnd
 

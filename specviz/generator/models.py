@@ -7,6 +7,10 @@ small are bound by kernel launches, not arithmetic, so half precision would buy 
 would make the lessons' numbers differ from device to device. Large models a host configures
 default to half precision on a GPU (`pick_device`).
 
+Drafter folders load by what their config.json says (`load_model`): our block drafters, the
+published block drafters of z-lab, DeepSpec and transformers (specviz.generator.drafters.published,
+checked against the target), or else a causal LM.
+
 What it leaves out: host-configured model sets from a config file (their own module).
 """
 import json
@@ -23,6 +27,7 @@ from specviz.generator.drafters.autoregressive import AutoregressiveDrafter
 from specviz.generator.drafters.base import Drafter
 from specviz.generator.drafters.block import BlockDrafter
 from specviz.generator.drafters.block_model import BlockDrafterConfig, BlockDrafterModel
+from specviz.generator.drafters.published import detect, load_published
 from specviz.generator.drafters.prompt_lookup import PromptLookupDrafter
 
 hf_logging.disable_progress_bar()
@@ -37,6 +42,7 @@ DRAFTER_LABELS = {"ar": "autoregressive (1-layer model)", "lookup": "prompt look
                   "dloop": "DLoop (DSpark stages, loop-aware training)",
                   "dloop-plain": "DLoop without loop-aware training"}
 LOOPING = ("dloop", "dloop-plain")
+LOOP_SUFFIX = "-dloop"   # a configured set offers each block drafter X also as X-dloop, run in DLoop's stages
 
 
 def pick_device(device: str | None = None) -> tuple[torch.device, torch.dtype]:
@@ -58,6 +64,8 @@ class ModelSet:
     device: torch.device
     dtype: torch.dtype
     token_text: list[str] = field(default_factory=list)   # decoded text of every token id
+    looping: tuple = LOOPING       # drafters that run DLoop's stages
+    chat: bool = False             # prompts go through the tokenizer's chat template (`chat_ids`)
 
     @property
     def eos_id(self) -> int:
@@ -75,8 +83,34 @@ class ModelSet:
         if name == "lookup":
             return PromptLookupDrafter(len(self.token_text))
         if isinstance(model, BlockDrafterModel):
-            return BlockDrafter(model, name, loop_threshold, max_stages if name in LOOPING else 1)
+            return BlockDrafter(model, name, loop_threshold, max_stages if name in self.looping else 1)
         return AutoregressiveDrafter(model)
+
+    def block_drafters(self, confidence: bool = False, markov: bool = False) -> list[str]:
+        """Block drafters drafting one stage a round, in set order; only those with a confidence head
+        or a Markov head, if asked."""
+        return [n for n, m in self.drafter_models.items() if isinstance(m, BlockDrafterModel)
+                and n not in self.looping and (m.config.confidence_head or not confidence)
+                and (m.config.markov_rank or not markov)]
+
+    def kind(self, name: str) -> str | None:
+        """What a published block drafter is ("DSpark · DeepSpec"); None for the others.
+
+        >>> load_embedded().kind("dspark") is None   # doctest: +SKIP
+        True
+        """
+        model = self.drafter_models.get(name)
+        return model.config.kind if isinstance(model, BlockDrafterModel) else None
+
+    def chat_ids(self, prompt: str) -> list[int]:
+        """The prompt as one user turn through the chat template, ready for the answer, thinking off.
+
+        `enable_thinking=False` is how Qwen3's template leaves the thinking section empty; other
+        templates ignore it.
+        """
+        return list(self.tokenizer.apply_chat_template([{"role": "user", "content": prompt}], tokenize=True,
+                                                       add_generation_prompt=True, enable_thinking=False,
+                                                       return_dict=False))
 
 
 def ready(model: torch.nn.Module, device: torch.device) -> torch.nn.Module:
@@ -90,11 +124,17 @@ def ready(model: torch.nn.Module, device: torch.device) -> torch.nn.Module:
     return use_fast_layouts(model) if device.type == "cpu" else model
 
 
-def load_model(path: Path, device, dtype, target=None):
-    """A causal LM, or a block drafter (attached to `target`) if its config says so."""
-    if json.loads((path / "config.json").read_text()).get("model_type") == BlockDrafterConfig.model_type:
+def load_model(path: Path, device, dtype, target=None, **hub):
+    """A causal LM, or a block drafter reading `target` if its config says so (ours or a published one).
+
+    `hub` goes to from_pretrained (local_files_only, trust_remote_code) for a causal LM.
+    """
+    config = json.loads((path / "config.json").read_text())
+    if config.get("model_type") == BlockDrafterConfig.model_type:
         return ready(BlockDrafterModel.from_pretrained(path, dtype=dtype), device).attach_target(target)
-    return ready(AutoModelForCausalLM.from_pretrained(path, dtype=dtype), device)
+    if detect(config, path / "config.json"):
+        return ready(load_published(path, target, device, dtype), device)
+    return ready(AutoModelForCausalLM.from_pretrained(path, dtype=dtype, **hub), device)
 
 
 def load_embedded(device: str | None = None, models_dir: Path = MODELS_DIR) -> ModelSet:

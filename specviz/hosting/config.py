@@ -6,7 +6,10 @@ environment variable SPECVIZ_CONFIG, else `specviz.toml` at the repo root, else 
 defaults (the embedded set alone, class-sized limits). `specviz.example.toml` documents every key.
 
 A set is either the embedded models (`embedded = true`) or a Hugging Face causal-LM target with
-causal-LM drafters that share its tokenizer, each given as a local path (starting with `/`,
+drafters that share its tokenizer: causal LMs, or block drafters in our format or a published one
+(z-lab's DFlash, DeepSpec's DSpark and DFlash, transformers' DFlash assistant: detected from
+config.json and checked against the target, see specviz.generator.drafters.published; each also
+offered as NAME-dloop, run in DLoop's stages). Each is given as a local path (starting with `/`,
 `./`, `../` or `~`; relative paths are read from the config file's folder) or a hub id. Hub ids
 load from the local Hugging Face cache only (HF_HUB_OFFLINE semantics, so a server with no
 network fails at once instead of retrying for a minute) unless the host sets
@@ -19,6 +22,7 @@ What it leaves out: caching loaded sets and showing errors (the app does both), 
 hub models (pin them by downloading a revision and naming its local path).
 """
 import gc
+import json
 import os
 import re
 import tomllib
@@ -27,8 +31,10 @@ from pathlib import Path
 
 import torch
 
+from specviz.generator.drafters.block_model import BlockDrafterConfig
+from specviz.generator.drafters.published import detect
 from specviz.generator.engine import MAX_BLOCK, Settings
-from specviz.generator.models import ModelSet, load_embedded, pick_device, ready
+from specviz.generator.models import LOOP_SUFFIX, ModelSet, load_embedded, load_model, pick_device, ready
 
 REPO_CONFIG = Path(__file__).resolve().parents[2] / "specviz.toml"
 DEVICES = ("auto", "cpu", "cuda", "mps")          # and cuda:N
@@ -314,16 +320,49 @@ def _foreign(spec: SetConfig, dev: torch.device, dtype: torch.dtype, allow_downl
         raise ModelSetError(f"the tokenizer of {spec.target} has no end-of-text token, which the engine needs")
     target = causal_lm(paths["target"], f"target {spec.target}")
     vocab = target.get_output_embeddings().weight.shape[0]
-    drafters = {}
-    for d, path in paths["drafters"].items():
-        drafters[d] = causal_lm(path, f"drafter {d}")
-        if (n := drafters[d].get_output_embeddings().weight.shape[0]) != vocab:
-            raise ModelSetError(f"drafter {d} scores {n} tokens but the target scores {vocab}: "
-                                f"a drafter must share the target's tokenizer")
+    drafters, looping = {}, []
+    for d, path in list(paths["drafters"].items()):
+        folder = _block_folder(path, offline)
+        if folder is None:
+            drafters[d] = causal_lm(path, f"drafter {d}")
+            if (n := drafters[d].get_output_embeddings().weight.shape[0]) != vocab:
+                raise ModelSetError(f"drafter {d} scores {n} tokens but the target scores {vocab}: "
+                                    f"a drafter must share the target's tokenizer")
+            continue
+        try:   # a block drafter reads the target: load_model checks that it fits
+            drafters[d] = load_model(folder, dev, dtype, target)
+        except Exception as e:
+            raise ModelSetError(f"drafter {d}: {_one_line(e)}") from e
+        loop = d + LOOP_SUFFIX
+        if loop in spec.drafters:
+            raise ModelSetError(f"drafter {loop}: the name is taken by drafter {d}'s DLoop variant")
+        drafters[loop], paths["drafters"][loop] = drafters[d], path
+        looping.append(loop)
     drafters["lookup"] = paths["drafters"]["lookup"] = None
     # one text per id the target can score (a padded vocabulary has ids the tokenizer never emits)
     text = tok.batch_decode([[i] for i in range(min(len(tok), vocab))]) + [""] * max(0, vocab - len(tok))
-    return ModelSet(spec.name, tok, target, drafters, paths, dev, dtype, text)
+    return ModelSet(spec.name, tok, target, drafters, paths, dev, dtype, text, looping=tuple(looping),
+                    chat=bool(getattr(tok, "chat_template", None)))
+
+
+def _block_folder(source: str, offline: bool) -> Path | None:
+    """The local folder of a block drafter (ours or a published one), or None for a causal LM.
+
+    Only config.json is fetched to decide; a block drafter's folder is then completed from the hub
+    (or from the cache alone when downloads are off), since its weights load from files.
+    """
+    if _is_path(source):
+        folder = Path(source)
+    else:
+        from huggingface_hub import hf_hub_download
+        folder = Path(hf_hub_download(source, "config.json", local_files_only=offline)).parent
+    raw = json.loads((folder / "config.json").read_text())
+    if raw.get("model_type") != BlockDrafterConfig.model_type and detect(raw, folder / "config.json") is None:
+        return None
+    if not _is_path(source):
+        from huggingface_hub import snapshot_download
+        folder = Path(snapshot_download(source, local_files_only=offline))
+    return folder
 
 
 def _cached(repo_id: str) -> bool:

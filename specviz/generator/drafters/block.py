@@ -14,6 +14,11 @@ Per round (anchor = newest committed token, at position n = number of processed 
 The drafter caches the keys/values of context features and, after each round, adds only the
 positions the target has just processed and kept (`commit`); nothing is re-encoded.
 
+Read-out: k proposals come from a block of k + s slots, s = the model's `read_from_slot`: 0 for
+DSpark's convention (and the embedded drafters), 1 for DFlash's, whose anchor slot predicts
+nothing. The engine always asks for the full block: a bidirectional block drafted at another
+width drafts other tokens.
+
 What it leaves out: DSpark's scheduler (specviz.lessons.admission, lesson 4), tree drafting.
 """
 import torch
@@ -34,6 +39,7 @@ class BlockDrafter(Drafter):
         self.target_layers = tuple(model.config.target_layers)
         self.mask_id = model.config.mask_token_id
         self.markov = bool(model.config.markov_rank)
+        self.slot = model.config.read_from_slot   # the block slot proposal 1 is read from
         self.ctx_kv = None   # per layer: (keys, values) of every processed position
         self.n_ctx = 0
 
@@ -49,10 +55,8 @@ class BlockDrafter(Drafter):
     @torch.no_grad()
     def prefill(self, prompt_ids, hidden):
         self.n_ctx = 0
-        h = self.model.config.hidden_size
-        device = self.model.device
-        empty = torch.zeros(self.model.config.num_heads, 0, h // self.model.config.num_heads, device=device,
-                            dtype=self.model.dtype)
+        c = self.model.config
+        empty = torch.zeros(c.num_kv_heads, 0, c.head_dim, device=self.model.device, dtype=self.model.dtype)
         self.ctx_kv = [(empty, empty) for _ in self.model.layers]
         self._append(hidden)
 
@@ -74,9 +78,9 @@ class BlockDrafter(Drafter):
         """
         m, device = self.model, self.model.device
         k = len(tokens)
-        pos = torch.arange(self.n_ctx, self.n_ctx + k, device=device)
-        block = torch.tensor([committed[-1]] + [self.mask_id] * (k - 1), device=device)
-        base = m.lm_head(m.forward_block(block, pos, self.ctx_kv)).float()
+        pos = torch.arange(self.n_ctx, self.n_ctx + k + self.slot, device=device)
+        block = torch.tensor([committed[-1]] + [self.mask_id] * (k + self.slot - 1), device=device)
+        base = m.lm_head(m.forward_block(block, pos, self.ctx_kv)[self.slot:]).float()
         prev = torch.tensor([committed[-1]] + tokens[:-1], device=device)
         corrected = base + m.markov_bias(prev).float() if self.markov else base
         idx = torch.arange(k)
@@ -94,9 +98,10 @@ class BlockDrafter(Drafter):
         anchor, start = committed[-1], self.n_ctx
         conf_logits = []
         while True:
-            pos = torch.arange(start, start + k, device=device)
-            block = torch.tensor([anchor] + [self.mask_id] * (k - 1), device=device)
-            h = m.forward_block(block, pos, ctx)
+            pos = torch.arange(start, start + k + self.slot, device=device)
+            block = torch.tensor([anchor] + [self.mask_id] * (k + self.slot - 1), device=device)
+            slots = m.forward_block(block, pos, ctx)
+            h = slots[self.slot:]
             base = m.lm_head(h)
             prev = [anchor]   # the token before each proposal: the anchor, then the proposals
             for i in range(k):
@@ -106,7 +111,7 @@ class BlockDrafter(Drafter):
                 prev.append(token)
             stage = torch.stack(draft.q[-k:])
             logprob = sum(stage[torch.arange(k), prev[1:]].clamp_min(1e-30).log().tolist())
-            if self.markov:   # the confidence head reads what the loop chose, so it runs once, after it
+            if m.config.confidence_head:   # it reads what the loop chose, so it runs once, after it
                 conf_logits += m.confidence_logit(h, torch.tensor(prev[:-1], device=device)).tolist()
             go_on = len(draft.info["stages"]) + 1 < self.max_stages and logprob >= self.g
             draft.info["stages"].append({"start": len(draft.tokens) - k, "end": len(draft.tokens),
@@ -114,7 +119,8 @@ class BlockDrafter(Drafter):
             if not go_on:
                 break
             # provisional context: this stage's own hidden states stand in for target features
-            prov = m.context_kv(h, pos)
+            # at the positions from its anchor on (the next anchor, its last proposal, sits at start + k)
+            prov = m.context_kv(slots[:k], pos[:k])
             ctx = [(torch.cat([ck, pk], 1), torch.cat([cv, pv], 1)) for (ck, cv), (pk, pv) in zip(ctx, prov)]
             anchor, start = draft.tokens[-1], start + k
         if conf_logits:

@@ -20,22 +20,40 @@ Positions use rotary embeddings at their absolute positions, so cached context k
 as the text grows. `forward_block` takes explicit context keys/values, which is what lets the
 engine cache them and DLoop append provisional ones.
 
-What it leaves out: the recurrent (multi-token) DSpark head, tree drafts.
+The published drafters (specviz.generator.drafters.published) are the same network with more
+of the knobs a Qwen3 or Llama layer has: grouped-query attention (fewer key/value heads than
+query heads) with an explicit head size, RMS norms on queries and keys per head, biases on the
+attention projections, the target's rotary settings (scaled variants included) at any position
+the target's context reaches, sliding-window layers, and the read-out convention: DSpark reads
+proposal i from block slot i (`read_from_slot` 0: the anchor's own slot predicts the next
+token), DFlash reads it from slot i + 1 (`read_from_slot` 1: the block holds k + 1 slots and
+the anchor slot's output is dropped). The defaults are the embedded drafters' network.
+
+What it leaves out: the recurrent and gated DSpark heads, DFlash2's convolutions and candidate
+selector, causal draft layers, tree drafts.
 """
+import copy
 import math
 
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 from transformers import PretrainedConfig, PreTrainedModel
+from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
 
 
 class BlockDrafterConfig(PretrainedConfig):
     model_type = "specviz_block_drafter"
 
+    # the rotary functions of transformers read the head count under this name
+    attribute_map = {"num_attention_heads": "num_heads"}
+
     def __init__(self, hidden_size=384, num_layers=1, num_heads=6, intermediate_size=1024,
                  target_layers=(1, 4, 6), vocab_size=4096, mask_token_id=1, markov_rank=0,
                  rope_theta=10000.0, rms_norm_eps=1e-6, loop_aware=False, confidence_temperature=None,
+                 num_kv_heads=None, head_dim=None, qk_norm=False, attention_bias=False, rope_settings=None,
+                 max_position_embeddings=None, attention_windows=None, read_from_slot=0,
+                 confidence_head=None, confidence_with_markov=True, kind=None, trained_block_size=None,
                  **kwargs):
         self.hidden_size, self.num_layers, self.num_heads = hidden_size, num_layers, num_heads
         self.intermediate_size, self.target_layers = intermediate_size, list(target_layers)
@@ -43,25 +61,59 @@ class BlockDrafterConfig(PretrainedConfig):
         self.rope_theta, self.rms_norm_eps, self.loop_aware = rope_theta, rms_norm_eps, loop_aware
         # per block position, set by calibration (specviz.training.calibrate); None = 1 everywhere
         self.confidence_temperature = confidence_temperature
+        self.num_kv_heads, self.head_dim = num_kv_heads or num_heads, head_dim or hidden_size // num_heads
+        self.qk_norm, self.attention_bias = qk_norm, attention_bias
+        # None: rope_theta with the embedded drafters' formula; else transformers' rope_parameters
+        self.rope_settings, self.max_position_embeddings = rope_settings, max_position_embeddings
+        self.attention_windows = attention_windows   # per layer: None (full) or W (keys within W positions)
+        self.read_from_slot = read_from_slot
+        self.confidence_head = bool(markov_rank) if confidence_head is None else confidence_head
+        self.confidence_with_markov = confidence_with_markov
+        self.kind = kind   # what the sidebar calls it, e.g. "DFlash · z-lab"; None: the embedded drafters
+        self.trained_block_size = trained_block_size   # a published drafter's block_size, as its authors count it
         super().__init__(**kwargs)
 
 
-ROTARY_POSITIONS = 4096   # the rotary table's length: the context (512) plus DLoop's stages, with room
+ROTARY_POSITIONS = 4096   # the rotary table's first length: the context (512) plus DLoop's stages, with room
+STATIC_ROPE = ("default", "linear", "llama3", "yarn")   # rotary types whose angles do not depend on the length
 
 
-def rotary_table(dim: int, theta: float, device, dtype) -> tuple[torch.Tensor, torch.Tensor]:
-    """cos and sin of the angles pos * theta^(-2i/dim) for pos < ROTARY_POSITIONS: [positions, dim] each.
+def inverse_frequencies(c: BlockDrafterConfig, device) -> tuple[torch.Tensor, float]:
+    """Rotary inverse frequencies [head_dim / 2] and the factor cos and sin are scaled by.
 
-    Built once per model (see `BlockDrafterModel.rotary`): computing the angles in every call
-    was a dozen small tensor ops per layer, paid each round in drafting and in commit.
+    The embedded drafters were trained with theta^(-2i/d); published drafters use transformers'
+    formulas for their rope_parameters, which differ from it in the last bits.
 
-    >>> cos, sin = rotary_table(4, 10000.0, "cpu", torch.float32)
+    >>> inverse_frequencies(BlockDrafterConfig(hidden_size=8, num_heads=2), "cpu")[0].tolist()
+    [1.0, 0.009999999776482582]
+    >>> c = BlockDrafterConfig(hidden_size=8, num_heads=2, rope_settings={"rope_type": "linear", "rope_theta": 100.0, "factor": 2.0})
+    >>> inverse_frequencies(c, "cpu")
+    (tensor([0.5000, 0.0500]), 1.0)
+    """
+    dim = c.head_dim
+    if c.rope_settings is None:
+        return c.rope_theta ** (-torch.arange(0, dim, 2, device=device, dtype=torch.float32) / dim), 1.0
+    kind = c.rope_settings.get("rope_type", "default")
+    if kind == "default":
+        steps = torch.arange(0, dim, 2, dtype=torch.int64, device=device).float() / dim
+        return 1.0 / (c.rope_settings["rope_theta"] ** steps), 1.0
+    view = copy.copy(c)
+    view.rope_parameters = dict(c.rope_settings)
+    return ROPE_INIT_FUNCTIONS[kind](view, device)
+
+
+def rotary_table(inv_freq: torch.Tensor, positions: int, dtype, scale: float = 1.0) -> tuple[torch.Tensor, torch.Tensor]:
+    """cos and sin of the angles pos * inv_freq for pos < positions, times scale: [positions, 2 * len(inv_freq)] each.
+
+    Built once per model and length (see `BlockDrafterModel.rotary`): computing the angles in
+    every call was a dozen small tensor ops per layer, paid each round in drafting and in commit.
+
+    >>> cos, sin = rotary_table(torch.tensor([1.0, 0.01]), 4096, torch.float32)
     >>> cos.shape, cos[0].tolist(), [round(v, 4) for v in sin[1].tolist()]
     (torch.Size([4096, 4]), [1.0, 1.0, 1.0, 1.0], [0.8415, 0.01, 0.8415, 0.01])
     """
-    freqs = theta ** (-torch.arange(0, dim, 2, device=device, dtype=torch.float32) / dim)
-    ang = torch.arange(ROTARY_POSITIONS, device=device, dtype=torch.float32)[:, None] * freqs[None]
-    return torch.cat([ang.cos()] * 2, -1).to(dtype), torch.cat([ang.sin()] * 2, -1).to(dtype)
+    ang = torch.arange(positions, device=inv_freq.device, dtype=torch.float32)[:, None] * inv_freq[None]
+    return (torch.cat([ang.cos()] * 2, -1) * scale).to(dtype), (torch.cat([ang.sin()] * 2, -1) * scale).to(dtype)
 
 
 def rope(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
@@ -72,29 +124,36 @@ def rope(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
 
 
 class DraftLayer(nn.Module):
-    def __init__(self, c: BlockDrafterConfig):
+    def __init__(self, c: BlockDrafterConfig, window: int | None = None):
         super().__init__()
-        self.heads, self.dh = c.num_heads, c.hidden_size // c.num_heads
-        h = c.hidden_size
+        self.heads, self.kv_heads, self.dh, self.window = c.num_heads, c.num_kv_heads, c.head_dim, window
+        h, qd, kvd, bias = c.hidden_size, c.num_heads * c.head_dim, c.num_kv_heads * c.head_dim, c.attention_bias
         self.norm1, self.norm2 = nn.RMSNorm(h, eps=c.rms_norm_eps), nn.RMSNorm(h, eps=c.rms_norm_eps)
-        self.q, self.k, self.v, self.o = (nn.Linear(h, h, bias=False) for _ in range(4))
+        self.q, self.k = nn.Linear(h, qd, bias=bias), nn.Linear(h, kvd, bias=bias)
+        self.v, self.o = nn.Linear(h, kvd, bias=bias), nn.Linear(qd, h, bias=bias)
+        if c.qk_norm:   # RMS norm of each head's query and key, before rotation (Qwen3)
+            self.q_norm, self.k_norm = nn.RMSNorm(self.dh, eps=c.rms_norm_eps), nn.RMSNorm(self.dh, eps=c.rms_norm_eps)
         self.gate, self.up = nn.Linear(h, c.intermediate_size, bias=False), nn.Linear(h, c.intermediate_size, bias=False)
         self.down = nn.Linear(c.intermediate_size, h, bias=False)
 
+    def _heads(self, x: torch.Tensor, n: int, norm: str) -> torch.Tensor:
+        x = x.view(-1, n, self.dh)
+        return (getattr(self, norm)(x) if hasattr(self, norm) else x).transpose(0, 1)
+
     def kv(self, feats: torch.Tensor, rot) -> tuple[torch.Tensor, torch.Tensor]:
-        """Keys (rotated) and values of features [T, h] with rotary (cos, sin) [T, dh]: each [heads, T, dh]."""
-        k = self.k(feats).view(-1, self.heads, self.dh).transpose(0, 1)
-        v = self.v(feats).view(-1, self.heads, self.dh).transpose(0, 1)
+        """Keys (rotated) and values of features [T, h] with rotary (cos, sin) [T, dh]: each [kv_heads, T, dh]."""
+        k = self._heads(self.k(feats), self.kv_heads, "k_norm")
+        v = self.v(feats).view(-1, self.kv_heads, self.dh).transpose(0, 1)
         return rope(k, *rot), v
 
     def forward(self, x, rot, ctx_k, ctx_v, mask=None):
-        """x: block hidden [T, h] with rotary (cos, sin); ctx_k/ctx_v: [heads, n, dh]; mask [T, n+T] bool."""
+        """x: block hidden [T, h] with rotary (cos, sin); ctx_k/ctx_v: [kv_heads, n, dh]; mask [T, n+T] bool."""
         a = self.norm1(x)
-        q = rope(self.q(a).view(-1, self.heads, self.dh).transpose(0, 1), *rot)
+        q = rope(self._heads(self.q(a), self.heads, "q_norm"), *rot)
         k, v = self.kv(a, rot)
         k, v = torch.cat([ctx_k, k], 1), torch.cat([ctx_v, v], 1)
-        att = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
-        x = x + self.o(att.transpose(0, 1).reshape(x.shape))
+        att = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, enable_gqa=self.kv_heads != self.heads)
+        x = x + self.o(att.transpose(0, 1).reshape(len(x), -1))
         b = self.norm2(x)
         return x + self.down(F.silu(self.gate(b)) * self.up(b))
 
@@ -108,13 +167,15 @@ class BlockDrafterModel(PreTrainedModel):
         h = config.hidden_size
         self.fc = nn.Linear(h * len(config.target_layers), h, bias=False)
         self.ctx_norm = nn.RMSNorm(h, eps=config.rms_norm_eps)
-        self.layers = nn.ModuleList(DraftLayer(config) for _ in range(config.num_layers))
+        windows = config.attention_windows or [None] * config.num_layers
+        self.layers = nn.ModuleList(DraftLayer(config, w) for w in windows)
         self.norm = nn.RMSNorm(h, eps=config.rms_norm_eps)
         if config.markov_rank:
             self.markov_in = nn.Embedding(config.vocab_size, config.markov_rank)        # W1
             self.markov_out = nn.Linear(config.markov_rank, config.vocab_size, bias=False)  # W2
-            self.confidence = nn.Linear(h + config.markov_rank, 1)
             nn.init.zeros_(self.markov_out.weight)   # start as plain DFlash
+        if config.confidence_head:
+            self.confidence = nn.Linear(h + (config.markov_rank if config.confidence_with_markov else 0), 1)
         self._target_io = None
         self._rotary = {}   # (device, dtype) -> rotary_table
         self.post_init()
@@ -127,7 +188,11 @@ class BlockDrafterModel(PreTrainedModel):
 
     def attach_target(self, target) -> "BlockDrafterModel":
         """Borrow the target's embeddings and LM head (kept out of this model's parameters)."""
-        self._target_io = (target.get_input_embeddings(), target.get_output_embeddings())
+        return self.use_io(target.get_input_embeddings(), target.get_output_embeddings())
+
+    def use_io(self, embeddings: nn.Module, head: nn.Module) -> "BlockDrafterModel":
+        """Embed with `embeddings` and score with `head`: the target's, or a drafter's own where they differ."""
+        self._target_io = (embeddings, head)
         return self
 
     def embed(self, ids: torch.Tensor) -> torch.Tensor:
@@ -141,13 +206,31 @@ class BlockDrafterModel(PreTrainedModel):
         return self.ctx_norm(self.fc(target_hidden))
 
     def rotary(self, pos: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """(cos, sin) [T, head_dim] at positions pos, looked up in this model's rotary table."""
-        key = (pos.device, self.dtype)
-        if key not in self._rotary:
-            c = self.config
-            self._rotary[key] = rotary_table(c.hidden_size // c.num_heads, c.rope_theta, pos.device, self.dtype)
+        """(cos, sin) [T, head_dim] at positions pos, looked up in this model's rotary table.
+
+        The table starts at ROTARY_POSITIONS rows and doubles when a position lies past its end,
+        so a drafter follows its target to the end of the target's context.
+        """
+        key, last = (pos.device, self.dtype), int(pos.max()) if len(pos) else 0
+        if key not in self._rotary or last >= len(self._rotary[key][0]):
+            rows = ROTARY_POSITIONS
+            while rows <= last:
+                rows *= 2
+            inv_freq, scale = inverse_frequencies(self.config, pos.device)
+            self._rotary[key] = rotary_table(inv_freq, rows, self.dtype, scale)
         cos, sin = self._rotary[key]
         return cos[pos], sin[pos]
+
+    def window_mask(self, layer: DraftLayer, n_ctx: int, pos: torch.Tensor, mask):
+        """`mask` narrowed to the keys a sliding-window layer sees: |query position - key position| <= W.
+
+        Context keys sit at positions 0..n_ctx-1, the block's at `pos`.
+        """
+        if layer.window is None or int(pos.max()) <= layer.window:
+            return mask
+        keys = torch.cat([torch.arange(n_ctx, device=pos.device), pos])
+        seen = (pos[:, None] - keys[None]).abs() <= layer.window
+        return seen if mask is None else seen & mask
 
     def context_kv(self, feats: torch.Tensor, pos: torch.Tensor) -> list[tuple[torch.Tensor, torch.Tensor]]:
         """Per-layer keys/values of context features: what the drafter caches."""
@@ -158,7 +241,7 @@ class BlockDrafterModel(PreTrainedModel):
         """Final hidden states [T, h] of block tokens at positions pos, given context k/v per layer."""
         x, rot = self.embed(block_ids), self.rotary(pos)
         for layer, (k, v) in zip(self.layers, ctx_kv):
-            x = layer(x, rot, k, v, mask)
+            x = layer(x, rot, k, v, self.window_mask(layer, k.size(1), pos, mask))
         return self.norm(x)
 
     def markov_bias(self, prev_ids) -> torch.Tensor:
@@ -170,7 +253,8 @@ class BlockDrafterModel(PreTrainedModel):
         return F.linear(self.markov_in.weight[prev_ids], self.markov_out.weight)
 
     def confidence_logit(self, h: torch.Tensor, prev_ids: torch.Tensor) -> torch.Tensor:
-        return self.confidence(torch.cat([h, self.markov_in(prev_ids)], -1)).squeeze(-1)
+        feats = torch.cat([h, self.markov_in(prev_ids)], -1) if self.config.confidence_with_markov else h
+        return self.confidence(feats).squeeze(-1)
 
     def confidence_prob(self, logit: float, position: int) -> float:
         """c_k = sigmoid(logit / T_k), T_k from calibration (1 if uncalibrated)."""
