@@ -1,6 +1,7 @@
 """A lesson's settings as plain values: defaults, validation, and the shareable-link round trip.
 
-A shared link carries the prompt and settings as query parameters. Anything in a link is
+A shared link carries the prompt and settings as query parameters: lesson 1's generation, round
+and phase (`from_params`, `read_cursor`), every other page's settings by `LINKED`. Anything in a link is
 typed by a person, so each value is checked: a bad one is replaced by its default and named in
 a readable message, never a traceback. The same record builds the engine's `Settings`.
 
@@ -138,3 +139,136 @@ class Cursor:
 
 
 PHASE_ORDER = ("draft", "verify", "commit")
+
+
+# --- every lesson's settings in its link ----------------------------------------------------------
+@dataclass(frozen=True)
+class Field:
+    """One linked setting: the type its text in a link is read as, and what is allowed.
+
+    `lo`/`hi` bound a number (each number of a list; the length of a text), `options` lists the
+    allowed values, and `among` names a list known only at run time (the model set's drafters).
+    A choice the page lists itself (a radio's labels) is read as text: its widget falls back to its
+    first option when the text is none of them.
+    """
+    kind: type
+    lo: float | None = None
+    hi: float | None = None
+    options: tuple = ()
+    among: str = ""
+
+    def read(self, name: str, raw: str, choices: dict):
+        """The value `raw` stands for, or ValueError with a sentence saying what is allowed.
+
+        >>> Field(float, 0.1, 2.0).read("temp", "0.5", {}), Field(bool).read("other", "1", {})
+        (0.5, True)
+        >>> Field(float, 0.1, 2.0).read("temp", "9", {})
+        Traceback (most recent call last):
+        ValueError: temp must be between 0.1 and 2.0, got 9
+        """
+        if self.kind is bool:
+            if raw not in ("1", "0", "true", "false"):
+                raise ValueError(f"{name} must be 1 or 0, got {raw!r}")
+            return raw in ("1", "true")
+        if self.kind is list:
+            return [_number(x, float, self.lo, self.hi, name) for x in raw.split(",") if x.strip()]
+        if self.kind is str:
+            if self.options or self.among:
+                return _choice(raw, self.options or tuple(choices.get(self.among, ())), name)
+            if not raw.strip() or len(raw) > self.hi:
+                raise ValueError(f"{name} must be 1 to {self.hi} characters of text")
+            return raw
+        value = _number(raw, self.kind, self.lo, self.hi, name)
+        if self.options and value not in self.options:
+            raise ValueError(f"{name} must be one of {', '.join(map(str, self.options))}, got {raw}")
+        return value
+
+
+def write(value) -> str:
+    """A setting as its link writes it (numbers without float noise, flags as 1/0, lists comma-separated).
+
+    >>> write(0.1 + 0.2), write(True), write([-4.0, -8.0]), write(1000)
+    ('0.3', '1', '-4,-8', '1000')
+    """
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    if isinstance(value, (list, tuple)):
+        return ",".join(write(v) for v in value)
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    return str(value)
+
+
+def read_link(params: dict, fields: dict, choices: dict) -> tuple[dict, list[str]]:
+    """The linked settings in `params` that pass their Field, and one message per value that does not.
+    Names a page does not link are ignored.
+
+    >>> read_link({"temp": "0.5", "seed": "x", "who": "?"}, LINKED["l2"], {})
+    ({'temp': 0.5}, ["seed must be a number, got 'x'"])
+    """
+    values, errors = {}, []
+    for name, field in fields.items():
+        if name in params:
+            try:
+                values[name] = field.read(name, str(params[name]), choices)
+            except ValueError as e:
+                errors.append(str(e))
+    return values, errors
+
+
+TEXT = Field(str, hi=2000)            # a typed prompt; the host's limit is checked when it runs
+PRESET = Field(str, options=tuple(PRESETS))
+DRAFTER = Field(str, among="drafters")
+LABEL = Field(str, hi=200)
+SEED = Field(int, 0, 10**6)
+# Each page's linked settings: its widget keys are keep_<page>_<name> (lesson 1 links the settings
+# of its running generation, its round and its phase itself: see `from_params` and `read_cursor`).
+# The bounds are the widgets' own (tests/test_app_links.py checks them against the pages).
+LINKED = {
+    "home": {"prompt": TEXT, "drafter": DRAFTER, "k": Field(int, 1, 8)},
+    "l2": {"source": LABEL, "prompt": PRESET, "drafter": DRAFTER, "temp": Field(float, 0.1, 2.0), "other": Field(bool),
+           "n": Field(int, 10, 50000, options=(10, 100, 1000, 10000, 50000)), "seed": SEED, "gen_seed": SEED},
+    "l3": {},
+    "l4": {"R": Field(int, 1, len(PRESETS)), "k": Field(int, 1, 6)},
+    "l5": {"p": Field(float, 0.0, 1.0), "q": Field(float, 0.05, 1.0),
+           "n": Field(int, 100, 20000, options=(100, 500, 1000, 5000, 20000)), "seed": SEED},
+    "l6": {"S": Field(int, 1, 6), "k": Field(int, 1, 8), "prompt": PRESET, "g": Field(float, -20.0, 0.0),
+           "drafter": DRAFTER, "sweep": Field(list, -20.0, 0.0)},
+    "l7": {"base": Field(float, 0.1, 1000.0), "round": Field(float, 0.1, 5000.0), "tokens": Field(int, 1, 64),
+           "prompt": PRESET, "drafter": DRAFTER, "k": Field(int, 1, 12)},
+    "l8": {},
+    "l9": {"prompt": PRESET, "drafter": DRAFTER, "k": Field(int, 1, 8), "temp": Field(float, 0.1, 2.0),
+           "topk": Field(int, 0, 50)},
+    "glossary": {},
+}
+
+
+def read_cursor(params: dict, most_rounds: int) -> tuple[Cursor | None, list[str]]:
+    """Lesson 1's round and phase from a link (None when the link names no valid round), with messages.
+
+    >>> read_cursor({"round": "3", "phase": "verify"}, 32)
+    (Cursor(shown=3, phase='verify'), [])
+    >>> read_cursor({"round": "99", "phase": "later"}, 32)[1]
+    ['round must be between 0 and 32, got 99', "phase must be one of draft, verify, commit, got 'later'"]
+    """
+    errors, shown, phase = [], None, str(params.get("phase", "commit"))
+    if "round" in params:
+        try:
+            shown = _number(str(params["round"]), int, 0, most_rounds, "round")
+        except ValueError as e:
+            errors.append(str(e))
+    if phase not in PHASE_ORDER:
+        errors.append(f"phase must be one of {', '.join(PHASE_ORDER)}, got {phase!r}")
+        phase = "commit"
+    if shown is None:
+        return None, errors
+    return (Cursor(shown, phase) if shown else Cursor()), errors
+
+
+def cursor_params(c: Cursor) -> dict:
+    """The link's round and phase for a cursor.
+
+    >>> cursor_params(Cursor(2, "verify"))
+    {'round': '2', 'phase': 'verify'}
+    """
+    return {"round": str(c.shown), "phase": c.phase}
