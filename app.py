@@ -9,6 +9,7 @@ import appkit
 
 nav = appkit.frame()
 try:
-    nav.run()
+    with appkit.apology():   # the one place around every page: an unexpected error shows an id, not a traceback
+        nav.run()
 finally:
     st.session_state[appkit.FRAMED] = False   # a page run without this frame draws it itself

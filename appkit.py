@@ -9,20 +9,33 @@ Session state that must survive a page switch uses keys starting with `keep_`: a
 re-assigns them on every run, which stops Streamlit from dropping a widget's value when the
 page that owns it is not on screen.
 
+An error no page expected never shows its traceback: `apology` (around every page, in app.py)
+logs it under a short id in the server's log (standard error) and shows the id with an apology.
+
 What it leaves out: lesson logic (specviz) and drawing (specviz.viz).
 """
 import contextlib
+import logging
 import os
+import re
+import secrets
 import threading
+import urllib.parse
 from pathlib import Path
 
 import streamlit as st
 import torch
+from streamlit.errors import FragmentHandledException
 
-from specviz.lessons.checklist import cpu_name
+from specviz.generator.models import DRAFTER_LABELS, pick_device
+from specviz.generator.threads import fit_threads
+from specviz.hosting.app_state import LINKED, read_link, write
 from specviz.hosting.config import (DEFAULT, REPO_CONFIG, Config, Limits, ModelSetError, check_limits, choose_set,
                             load_config, load_model_set)
-from specviz.generator.models import DRAFTER_LABELS, pick_device
+from specviz.lessons import race
+from specviz.lessons.checklist import cpu_name
+from specviz.viz import charts
+from specviz.viz.export import chart_config, qr_image  # noqa: F401  (chart_config: for the pages' main charts)
 from specviz.viz.style import stylesheet
 
 KEEP = "keep_"
@@ -36,8 +49,14 @@ LESSONS = [   # (file, title): the url path is the file's stem, as Streamlit der
     ("pages/dloop.py", "6 · DLoop: more stages, one check"),
     ("pages/cost_per_token.py", "7 · Cost per token"),
     ("pages/reading_a_speedup.py", "8 · Reading a speedup"),
+    ("pages/inside_a_round.py", "9 · Inside a round"),
+    ("pages/glossary.py", "Glossary"),
 ]
 FRAMED = "app_frame_running"   # True while app.py runs the page (see navigation)
+# a page's name in its keep_ keys and in LINKED: home, l1 … l9 for the numbered lessons, else its file's stem
+PAGE_PREFIX = {"": "home", Path(HOME).stem: "home"} | {
+    Path(path).stem: f"l{title.split(' ')[0]}" if title[0].isdigit() else Path(path).stem for path, title in LESSONS}
+PRESENTER_PARAM = "presenter"   # ?presenter=1 opens a page in presenter mode
 
 
 def navigation():
@@ -61,10 +80,14 @@ def frame():
     every run, which is why the mark is per run.)
     """
     st.session_state[FRAMED] = True
-    st.set_page_config(page_title="specviz · speculative decoding", page_icon="⚡", layout="wide")
+    presenter_from_link()   # before the page config: presenter mode opens with the sidebar collapsed
+    st.set_page_config(page_title="specviz · speculative decoding", page_icon="⚡", layout="wide",
+                       initial_sidebar_state="collapsed" if presenter() else "auto")
+    charts.TYPE_SIZE.set(charts.PRESENTER_SIZE if presenter() else charts.BASE_SIZE)
     keep_session_state()
     nav = navigation()
     sidebar()
+    link_state(current_page(nav))
     return nav
 
 
@@ -118,8 +141,27 @@ def check(prompt: str, settings) -> None:
 
 @st.cache_resource(show_spinner="Loading the models (once per server)…")
 def _load(set_name: str, device: str):
-    """One model set on one device, shared by every session (a changed set needs a server restart)."""
-    return load_model_set(config(), set_name, device)
+    """One model set on one device, shared by every session (a changed set needs a server restart).
+    On a CPU the thread count is then measured on the cores free now (specviz.generator.threads)."""
+    m = load_model_set(config(), set_name, device)
+    with engine():
+        fit_threads(m)
+    return m
+
+
+@st.cache_resource(show_spinner=False)
+def race_default(set_name: str, device: str, _models, prompt: str) -> dict:
+    """The drafter and block size the home race opens with: the fastest measured on this server,
+    once per server and model set (specviz.lessons.race.fastest_setting), with progress shown."""
+    bar = st.progress(0.0, "Measuring which drafter is fastest on this server (once per server)…")
+    with engine():
+        fit_threads(_models)
+        best = race.fastest_setting(_models, prompt, list(_models.drafter_models),
+                                    progress=lambda done, total: bar.progress(
+                                        done / total, f"Measuring which drafter is fastest on this server "
+                                                      f"(once per server): run {done + 1} of {total}…"))
+    bar.empty()
+    return best
 
 
 @st.cache_resource
@@ -149,7 +191,7 @@ def device_label(device: str) -> str:
         return f"GPU {torch.cuda.get_device_name(torch.device(device))}"
     if device == "mps":
         return "Apple GPU (MPS)"
-    return f"CPU {cpu_name()} ({torch.get_num_threads()} threads)"
+    return f"CPU {cpu_name()}"   # the thread count changes as it is re-measured: the status line shows it
 
 
 def _set_device(cfg: Config, name: str) -> str:
@@ -211,6 +253,93 @@ def presenter() -> bool:
     return bool(st.session_state.get(KEEP + "presenter", False))
 
 
+def presenter_from_link():
+    """A link with presenter=1 opens in presenter mode; read once, then the sidebar's toggle decides."""
+    if KEEP + "presenter" not in st.session_state and PRESENTER_PARAM in st.query_params:
+        st.session_state[KEEP + "presenter"] = st.query_params[PRESENTER_PARAM] in ("1", "true")
+
+
+def current_page(nav) -> str:
+    """The url path of the page this run shows: the browser's address names it (also in the first
+    run of a fresh server, see `frame`); the home page's address names none, nor does AppTest's, and
+    then the navigation answers."""
+    path = urllib.parse.urlsplit(st.context.url or "").path.rstrip("/").rsplit("/", 1)[-1]
+    return path if path and path in PAGE_PREFIX else nav.url_path
+
+
+def link_state(page: str):
+    """A page's settings and its address (`LINKED`: keep_<page>_<name> is <name> in the link).
+
+    The page's first run in a session reads a shared link's settings, each checked: a bad value
+    is named in a warning and the page keeps its default. Every later run writes the settings
+    back, so the address always links to what is on screen. Lesson 1 links its generation, round
+    and phase itself."""
+    prefix = PAGE_PREFIX.get(page, "home")
+    if prefix not in LINKED:
+        return
+    read = st.session_state.setdefault("link_read", set())
+    if prefix in read:
+        set_link(page_params(prefix))
+        return
+    read.add(prefix)
+    m = models()
+    values, errors = read_link(dict(st.query_params), LINKED[prefix], {"drafters": list(m.drafter_models) if m else []})
+    for name, value in values.items():
+        st.session_state[f"{KEEP}{prefix}_{name}"] = value
+    for e in errors:
+        st.warning(f"A setting in the link was ignored: {e}. The default is used instead.")
+
+
+def page_params(prefix: str) -> dict:
+    """The link parameters of a page's current settings."""
+    keys = {name: f"{KEEP}{prefix}_{name}" for name in LINKED.get(prefix, {})}
+    return {name: write(st.session_state[key]) for name, key in keys.items() if key in st.session_state}
+
+
+def set_link(params: dict):
+    """Put `params` in the address, with the model set unless it is the default and presenter mode when on."""
+    full = dict(params)
+    if st.session_state.get(KEEP + "set", config().default) != config().default:
+        full["set"] = st.session_state[KEEP + "set"]
+    if presenter():
+        full[PRESENTER_PARAM] = "1"
+    if st.query_params.to_dict() != full:
+        st.query_params.from_dict(full)
+
+
+def share_link(params: dict, page: str) -> str:
+    """The link that opens `page` (its url path) as it is now, for the class: its settings and
+    model set, not presenter mode. Absolute where the browser told its address (AppTest does not)."""
+    full = {k: v for k, v in params.items() if k != PRESENTER_PARAM}
+    if st.session_state.get(KEEP + "set", config().default) != config().default:
+        full["set"] = st.session_state[KEEP + "set"]
+    return (st.context.url or f"/{page}") + ("?" + urllib.parse.urlencode(full) if full else "")
+
+
+def share(params: dict, page: str):
+    """In presenter mode, the link to this page as it is now, with a QR code the room can scan."""
+    if not presenter():
+        return
+    link = share_link(params, page)
+    st.markdown("**This page, as it is now, for the class:** scan the code or open the link.")
+    st.html(f'<img src="{qr_image(link)}" alt="QR code of the link below" style="width: 14rem">')
+    st.code(link, language=None, wrap_lines=True)
+
+
+def next_lesson(page_file: str, with_share: bool = True):
+    """The end of a page: a link to the next one in the course (after the last, home again), and in
+    presenter mode the link to this page (`share`; lesson 1 shares its round from its panel)."""
+    order = [HOME] + [path for path, _ in LESSONS]
+    here = order.index(f"pages/{Path(page_file).name}")
+    nxt = order[(here + 1) % len(order)]
+    st.divider()
+    st.page_link(nxt, label=f"Next: {dict(LESSONS).get(nxt, 'Home: draft, then verify')}",
+                 icon=":material/arrow_forward:")
+    prefix = PAGE_PREFIX[Path(page_file).stem]
+    if with_share and prefix in LINKED:
+        share(page_params(prefix), "" if prefix == "home" else Path(page_file).stem)
+
+
 def css():
     """The page's stylesheet; every page calls it first, so it also makes sure app.py's frame ran."""
     ensure_frame()
@@ -239,26 +368,113 @@ def sidebar():
         st.selectbox("Device", devices(), key=KEEP + "device", format_func=device_label)
         st.toggle("Presenter mode (large type)", key=KEEP + "presenter",
                   help="Large type for a projector. Step keys on lesson 1: → next phase, ← back, N next round, "
-                       "P play, Home reset.")
+                       "P play, Home reset. On every page, A reveals the answer to the prediction on screen.")
         m = models()
         if m is None:
             st.error(f"No models: {st.session_state.get('models_error')}")
         else:
             params = sum(p.numel() for p in m.target.parameters()) / 1e6
-            drafters = ", ".join(m.drafter_models)
+            drafters = ", ".join(f"{drafter_label(d)} ({m.kind(d)})" if m.kind(d) else drafter_label(d)
+                                 for d in m.drafter_models)
             st.caption(f"**Model set:** {m.name} · target {params:.1f} M params "
                        f"({m.target.config.num_hidden_layers} layers) · drafters: {drafters} · "
-                       f"{str(m.dtype).replace('torch.', '')} on {m.device}")
+                       f"{str(m.dtype).replace('torch.', '')} on {m.device}"
+                       + (f", {torch.get_num_threads()} thread(s), measured on the free cores" if m.device.type == "cpu" else ""))
+
+
+CHECKS_AHEAD = "*How speculative decoding checks ahead*"   # the two source articles, cited by title
+DRAFT_VERIFY = "*Draft, Then Verify*"
+PREDICTED = KEEP + "predict_"    # + a page's key: the option chosen (a radio's key, kept across pages)
+REVEALED = KEEP + "revealed_"    # + a page's key: True once Reveal was pressed
+
+
+def predict(key: str, question: str, options: list, *, format_func=str, horizontal: bool = True,
+            on_reveal=None) -> bool:
+    """Ask for a prediction before showing its answer: a question whose label begins with
+    "Predict", its options, and a **Reveal** button (key A, for answer, in presenter mode, so the
+    teacher reveals for the room; Streamlit keeps R and C for itself). Returns True once an option is picked or Reveal is pressed: the page
+    draws every element that carries the answer only then. The choice and the reveal are keep_
+    keys, so they survive reruns and page switches. `on_reveal` runs once, when it is revealed.
+    One prediction is on screen at a time (the key A belongs to it)."""
+    chosen, revealed = PREDICTED + key, REVEALED + key
+
+    def reveal():
+        if not st.session_state.get(revealed):
+            st.session_state[revealed] = True
+            if on_reveal:
+                on_reveal()
+
+    default(chosen, None)
+    st.radio(f"**Predict:** {question}", options, key=chosen, format_func=format_func, horizontal=horizontal,
+             on_change=reveal)
+    shown = bool(st.session_state.get(revealed)) or st.session_state.get(chosen) is not None
+    if not shown:
+        st.button("Reveal", key="predict_reveal_" + key, on_click=reveal, shortcut="A" if presenter() else None,
+                  help="Show the answer without choosing (in presenter mode: the key A).")
+    return shown
+
+
+def prediction(key: str):
+    """The option chosen for `predict(key, ...)`, or None."""
+    return st.session_state.get(PREDICTED + key)
+
+
+def forget_predictions(prefix: str):
+    """Clear every prediction whose key starts with `prefix` (a page starting over asks again)."""
+    for name in list(st.session_state.keys()):
+        if str(name).startswith((PREDICTED + prefix, REVEALED + prefix)):
+            del st.session_state[name]
 
 
 def header(title: str, source: str, look_for: str):
-    """A lesson's title, what to look for, and the seed passage it comes from."""
+    """A lesson's title, what to look for, and the passages of the source articles it comes from.
+
+    `look_for` says what to look at, never what will be found: that is a prediction's answer, which
+    the page shows only after `predict`. `source` cites the works by title (CHECKS_AHEAD, DRAFT_VERIFY)."""
     css()
     st.title(title)
     st.markdown(look_for)
     st.caption(f"Source: {source}")
+    st.page_link("pages/glossary.py", label="Glossary: every term these lessons use")
 
 
 def html(markup: str):
     """Render builder output (already escaped by specviz.viz)."""
     st.html(markup)
+
+
+LOG = logging.getLogger("specviz")
+if not LOG.handlers:   # the server's standard error, with a time, whatever the host's logging setup
+    _to_stderr = logging.StreamHandler()
+    _to_stderr.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    LOG.addHandler(_to_stderr)
+
+
+@contextlib.contextmanager
+def apology():
+    """Around a page (or a fragment): an error nothing expected is logged with its traceback under
+    a short id, and the page shows an apology with that id instead of the traceback.
+
+    Input a page reads (a prompt, a link, an uploaded file) is checked by the page itself and
+    answered in words; this is for what no one foresaw. st.stop and st.rerun pass through
+    (Streamlit raises them as BaseExceptions, not Exceptions).
+    """
+    try:
+        yield
+    except FragmentHandledException:   # a fragment's own error, which Streamlit has already shown
+        raise
+    except Exception:
+        incident = secrets.token_hex(4)
+        LOG.exception("unexpected error %s", incident)
+        st.error(f"Sorry, this page hit an error it did not expect. If reloading does not help, tell the "
+                 f"host error id **{incident}**: it is in the server's log.")
+
+
+def plain(text: str) -> str:
+    """Text from a user (a file name, a value out of a file) for a markdown element, shown as typed:
+    every sign that could start a link, an image, code, markup or a formula is escaped.
+
+    >>> plain("![x](http://h) <b>*a*</b>")
+    '\\!\\[x\\](http://h) \\<b\\>\\*a\\*\\</b\\>'
+    """
+    return re.sub(r"([\\`*\[\]<>!$~|])", r"\\\1", text)

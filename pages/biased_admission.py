@@ -7,31 +7,36 @@ from specviz.viz import admission as figs
 from specviz.viz.charts import num
 
 S = st.session_state
-A = admission.APPENDIX_A
+A = admission.APPENDIX_A          # the source's numbers: p, q and 0.85
+W = admission.WORKED_EXAMPLE      # this app's worked example: a₁, SPS, c₂
 
 appkit.header(
     "5 · Biased admission",
-    "seed 000, “DSpark budgets the target's work separately” (DSpark §3.2.2 and Appendix A).",
+    f"{appkit.CHECKS_AHEAD}, “DSpark budgets the target's work separately”, on the DSpark paper's Appendix A.",
     "A scheduler decides which drafted tokens enter verification. If that decision **looks at the token it has "
     "just drafted** (or at what follows from it), it can prefer some token values, and the output stops following "
-    "the target's distribution, even though the verifier itself is exact. Look for the frequency of **A** drifting "
-    "away from the target's 0.7.")
+    "the target's distribution, even though the verifier itself is exact. Look at how often the first output "
+    "token is **A**, against the target's 0.7.")
 
-st.subheader("Algorithm 1 on the Appendix A example")
+st.subheader("The stopping scheduler on a worked example")
+st.caption(f"Which numbers are whose: the source gives the target p = {A['p']}, the proposal q = {A['q']} and the "
+           "resulting P(A) (shown below, after your prediction). Everything else in this section (a₁, the SPS "
+           "values, c₂, the Θ values, and the names Algorithm 1, τ and Θ) is **this app's worked example**, chosen "
+           "so that a search without the stop admits A and not B.")
 st.markdown(
     f"One request (R = 1), two drafted tokens. The confidence head says the first survives with "
-    f"a₁ = {A['a1']}. Profiled target speed: SPS = {A['sps'][0]}, {A['sps'][1]}, {A['sps'][2]} steps per second at "
+    f"a₁ = {W['a1']}. Target speed: SPS = {W['sps'][0]}, {W['sps'][1]}, {W['sps'][2]} steps per second at "
     f"B = 1, 2, 3 verification tokens. The value of an allocation is **Θ = τ · SPS(B)**, where τ counts "
     f"expected committed tokens.")
 cols = st.columns(2)
-cases = [("x₁ = A, so c₂ = 0.9", A["c2_after_a"]), ("x₁ = B, so c₂ = 0", A["c2_after_b"])]
+cases = [("x₁ = A, so c₂ = 0.9", W["c2_after_a"]), ("x₁ = B, so c₂ = 0", W["c2_after_b"])]
 for col, (title, c2) in zip(cols, cases):
-    r = admission.algorithm1([[A["a1"], c2]], A["sps"], stop_at_first_non_improvement=False)
+    r = admission.algorithm1([[W["a1"], c2]], W["sps"], stop_at_first_non_improvement=False)
     col.plotly_chart(figs.theta_steps(r["theta0"], r["steps"], f"search without the stop: {title}"),
                      key=f"l5_theta_{c2}")
     col.markdown(f"Θ₀ = {num(r['theta0'])}, Θ₁ = {num(r['steps'][0].theta)}, **Θ₂ = {num(r['steps'][1].theta)}** "
                  f"→ admits ℓ = **{r['lengths'][0]}** token{'s' if r['lengths'][0] != 1 else ''}.")
-stop = admission.algorithm1([[A["a1"], A["c2_after_a"]]], A["sps"])
+stop = admission.algorithm1([[W["a1"], W["c2_after_a"]]], W["sps"])
 st.markdown(f"With the **stop at the first non-improvement**, the scan ends at Θ₁ = {num(stop['steps'][0].theta)} "
             f"< Θ₀ = {num(stop['theta0'])} whatever x₁ is: ℓ = {stop['lengths'][0]}. c₂ is never consulted, and c₂ "
             f"is what depends on the drafted token.")
@@ -39,41 +44,44 @@ st.markdown(f"With the **stop at the first non-improvement**, the scan ends at �
 st.subheader("What that does to the output")
 st.markdown("The target wants **A** with probability p(A); the drafter proposes A with probability q(A). "
             "An admitted token is verified with the exact speculative-sampling rule; if nothing is admitted, "
-            "the target draws afresh.")
+            "the target draws afresh. The sliders start at the source's p(A) = 0.7 and q(A) = 0.5.")
 c1, c2 = st.columns(2)
 appkit.default("keep_l5_p", A["p"][0])
 appkit.default("keep_l5_q", A["q"][0])
 pa = c1.slider("target p(A)", 0.0, 1.0, step=0.05, key="keep_l5_p")
 qa = c2.slider("drafter q(A)", 0.05, 1.0, step=0.05, key="keep_l5_q")
 p, q = (pa, round(1 - pa, 10)), (qa, round(1 - qa, 10))
-st.radio("**Predict:** the retrospective search admits x₁ only when it is A (its continuation looks confident). "
-         "How often will the first output token be A?", ["less than p(A)", "exactly p(A)", "more than p(A)"],
-         horizontal=True, index=None, key="l5_guess")
+revealed = appkit.predict("l5", "the retrospective search admits x₁ only when it is A (its continuation looks "
+                          "confident). How often will the first output token be A?",
+                          ["less than p(A)", "exactly p(A)", "more than p(A)"])
 exact = {pol: admission.exact_p_a(pol, p, q) for pol in admission.POLICIES}
 labels = {"retrospective": "retrospective (search without the stop)",
           "non_anticipating": "non-anticipating (Algorithm 1 with the stop)",
           "two_steps_earlier": "capacity from confidences two steps earlier"}
-if S.get("l5_guess"):
+if revealed:   # every P(A) below is the answer
     retro = exact["retrospective"]
     st.markdown(f"**Answer:** P(A) = q(A)·min(1, p(A)/q(A)) + q(B)·p(A) = {num(qa)}·{num(min(1, pa / qa))} + "
                 f"{num(q[1])}·{num(pa)} = **{num(retro)}**, against the target's {num(pa)}.")
-m = st.columns(3)
-for col, pol in zip(m, admission.POLICIES):
-    biased = abs(exact[pol] - pa) > 1e-9
-    col.metric(labels[pol], f"P(A) = {num(exact[pol])}", border=True,
-               delta=f"{exact[pol] - pa:+.3g} vs target" if biased else "equals the target",
-               delta_color="inverse" if biased else "off", delta_arrow="auto" if biased else "off")
+    m = st.columns(3)
+    for col, pol in zip(m, admission.POLICIES):
+        biased = abs(exact[pol] - pa) > 1e-9
+        col.metric(labels[pol], f"P(A) = {num(exact[pol])}", border=True,
+                   delta=f"{exact[pol] - pa:+.3g} vs target" if biased else "equals the target",
+                   delta_color="inverse" if biased else "off", delta_arrow="auto" if biased else "off")
 
-st.subheader("Simulated, round by round")
-c1, c2 = st.columns(2)
-appkit.default("keep_l5_n", 5000)
-appkit.default("keep_l5_seed", 0)
-n = c1.select_slider("rounds", [100, 500, 1000, 5000, 20000], key="keep_l5_n")
-seed = c2.number_input("seed", 0, 10**6, step=1, key="keep_l5_seed")
-runs = {pol: admission.running_frequency(admission.simulate(pol, n, p, q, seed=seed)) for pol in admission.POLICIES}
-st.plotly_chart(figs.running(runs, pa, every=max(1, n // 400)), key="l5_running")
-st.markdown(" · ".join(f"{labels[pol]}: **{runs[pol][-1]:.3f}**" for pol in admission.POLICIES)
-            + f" after {n:,} rounds (exact: {exact['retrospective']:.3g} / {pa:g} / {pa:g}).")
-st.info("Why the two-steps-earlier capacity is safe: the confidences it reads belong to tokens drafted before "
-        "the current one, so how much is admitted cannot depend on the current token's value. The current "
-        "scores may still *rank* candidates; only the capacity has to come from the past.")
+    st.subheader("Simulated, round by round")
+    c1, c2 = st.columns(2)
+    appkit.default("keep_l5_n", 5000)
+    appkit.default("keep_l5_seed", 0)
+    n = c1.select_slider("rounds", [100, 500, 1000, 5000, 20000], key="keep_l5_n")
+    seed = c2.number_input("random seed", 0, 10**6, step=1, key="keep_l5_seed")
+    runs = {pol: admission.running_frequency(admission.simulate(pol, n, p, q, seed=seed)) for pol in admission.POLICIES}
+    st.plotly_chart(figs.running(runs, pa, every=max(1, n // 400)), key="l5_running",
+                    config=appkit.chart_config("lesson5-running-frequency"))
+    st.markdown(" · ".join(f"{labels[pol]}: **{runs[pol][-1]:.3f}**" for pol in admission.POLICIES)
+                + f" after {n:,} rounds (exact: {exact['retrospective']:.3g} / {pa:g} / {pa:g}).")
+    st.info("Why the two-steps-earlier capacity is safe: the confidences it reads belong to tokens drafted before "
+            "the current one, so how much is admitted cannot depend on the current token's value. The current "
+            "scores may still *rank* candidates; only the capacity has to come from the past.")
+
+appkit.next_lesson(__file__)

@@ -1,4 +1,4 @@
-"""Lesson 7: cost per committed token, from the seed's arithmetic to a live measurement."""
+"""Lesson 7: cost per committed token, from the source's worked example to a live measurement."""
 import streamlit as st
 
 import appkit
@@ -10,21 +10,23 @@ from specviz.viz import costs as figs
 
 S = st.session_state
 WIDTHS = [1, 2, 3, 4, 6, 8, 12, 16]
+REPEATS = 5          # runs per side of the live measurement
 
 appkit.header(
     "7 · Cost per token",
-    "seed 000, “Measure elapsed time per committed token” and “Why can doing extra calculations save time?”; "
-    "seed 004, “per-token latency is roughly the drafting time plus the verification time, divided by that "
+    f"{appkit.CHECKS_AHEAD}, “Measure elapsed time per committed token” and “Why can doing extra calculations save "
+    f"time?”; {appkit.DRAFT_VERIFY}, “per-token latency is roughly the drafting time plus the verification time, divided by that "
     "acceptance length”.",
     "A speculative round costs **more** than one plain step: it drafts, and the target checks several positions. "
-    "It pays only if enough tokens survive. The one number to watch: **total decode time ÷ committed tokens**, "
-    "counting accepted proposals plus the target's correction or bonus, and nothing that was thrown away.")
+    "The one number to look at: **total decode time ÷ committed tokens**, counting accepted proposals plus the "
+    "target's correction or bonus, and nothing that was thrown away, against plain decoding's time per token.")
 
-# --- the seed's worked example, editable ------------------------------------------------------
-st.subheader("The seed's arithmetic")
-st.radio("**Predict:** plain decoding costs 10 ms per token. A speculative round takes 14 ms. "
-         "If it commits only **one** token, is speculation faster or slower?",
-         ["faster", "slower", "the same"], horizontal=True, key="l7_guess", index=None)
+# --- the source's worked example, editable ----------------------------------------------------
+st.subheader("A worked example")
+st.caption(f"The numbers are the example in {appkit.CHECKS_AHEAD}; change them to try others.")
+revealed = appkit.predict("l7", "plain decoding costs 10 ms per token. A speculative round takes 14 ms. "
+                          "If it commits only **one** token, is speculation faster or slower?",
+                          ["faster", "slower", "the same"])
 c1, c2, c3 = st.columns(3)
 appkit.default("keep_l7_base", 10.0)
 appkit.default("keep_l7_round", 14.0)
@@ -34,12 +36,12 @@ rnd = c2.number_input("one speculative round, ms", 0.1, 5000.0, step=0.5, key="k
 tok = c3.number_input("tokens the round commits", 1, 64, step=1, key="keep_l7_tokens")
 calc = cost.Calculator(base, rnd, tok)
 one = cost.Calculator(base, rnd, 1)
-m1, m2, m3 = st.columns(3)
-m1.metric("ms per token", f"{calc.ms_per_token:.2f} ms", help=f"{rnd:g} ms ÷ {tok} tokens")
-m2.metric("speedup", f"{calc.speedup:.2f}×", delta="faster" if calc.faster else "slower",
-          delta_color="normal" if calc.faster else "inverse")
-m3.metric("break-even, tokens a round", f"{calc.break_even_tokens:.2f}", help="round ms ÷ plain ms per token")
-if S.get("l7_guess"):
+if revealed:   # the calculator's verdict and its break-even are the answer
+    m1, m2, m3 = st.columns(3)
+    m1.metric("ms per token", f"{calc.ms_per_token:.2f} ms", help=f"{rnd:g} ms ÷ {tok} tokens")
+    m2.metric("speedup", f"{calc.speedup:.2f}×", delta="faster" if calc.faster else "slower",
+              delta_color="normal" if calc.faster else "inverse")
+    m3.metric("break-even, tokens a round", f"{calc.break_even_tokens:.2f}", help="round ms ÷ plain ms per token")
     st.markdown(f"**Answer:** committing one token, the round costs **{one.ms_per_token:g} ms per token** "
                 f"against {base:g}: {'faster' if one.faster else 'slower'} ({one.speedup:.2f}×). "
                 f"The extra latency is only repaid when it is shared by several delivered tokens.")
@@ -59,9 +61,13 @@ appkit.block_slider(c3, "k (proposals per round)", 12, "keep_l7_k")
 
 def run_measurement():
     settings = Settings.greedy(S["keep_l7_drafter"], appkit.new_tokens(32), block_size=S["keep_l7_k"])
-    with st.spinner("Measuring plain and speculative decoding…"), appkit.engine():
+    bar = st.progress(0.0, "Measuring plain and speculative decoding…")
+    with appkit.engine():
         S["measurement"] = {"prompt": S["keep_l7_prompt"], "settings": settings,
-                            **cost.measure(m, S["keep_l7_prompt"], settings)}
+                            **cost.measure(m, S["keep_l7_prompt"], settings, REPEATS,
+                                           progress=lambda done, total, side: bar.progress(
+                                               done / total, f"Run {done + 1} of {total}: {side} decoding…"))}
+    bar.empty()
 
 
 st.button("Measure again", on_click=run_measurement, type="primary")
@@ -69,15 +75,19 @@ if "measurement" not in S:
     run_measurement()
 res = S["measurement"]
 p, s = res["plain"]["costs"], res["speculative"]["costs"]
-st.caption(f"Greedy, {res['settings'].max_new_tokens} new tokens, drafter {res['settings'].drafter}, "
+st.caption(f"Greedy, {res['settings'].max_new_tokens} new tokens, drafter "
+           f"{appkit.drafter_label(res['settings'].drafter)}, "
            f"k = {res['settings'].block_size}, prompt “{res['prompt']}”. Prefill is outside the timed boundary. "
-           f"Each side ran {len(res['plain']['runs_ms'])} times, alternating; "
-           f"the fastest run of each is shown, so a busy moment of a shared machine does not land on one side only.")
+           f"Each side ran {len(res['plain']['runs_ms'])} times after an uncounted warm-up, alternating, so a busy "
+           f"moment of a shared machine falls on both; the run of median time is taken apart below.")
+speed = res["speedup_spread"]
 m1, m2, m3, m4 = st.columns(4)
-m1.metric("plain decoding, per token", f"{p['ms_per_token']:.2f} ms")
-m2.metric("speculative, per token", f"{s['ms_per_token']:.2f} ms")
-m3.metric("measured speedup", f"{res['speedup']:.2f}×")
+m1.metric("plain decoding, per token", f"{p['ms_per_token']:.2f} ms", help=res["plain"]["ms_per_token"].label(" ms"))
+m2.metric("speculative, per token", f"{s['ms_per_token']:.2f} ms", help=res["speculative"]["ms_per_token"].label(" ms"))
+m3.metric("measured speedup", f"{speed.median:.2f}×", help="median of the runs, plain's i-th against speculative's i-th")
 m4.metric("tokens per round", f"{s['acceptance_length']:.2f}")
+st.markdown(f"Speedup over the runs: **{speed.label(unit='×')}**"
+            + (" — faster or slower is **within this machine's noise** here." if speed.low <= 1.0 <= speed.high else "."))
 st.markdown(
     f"Speculative: **{s['decode_ms']:.1f} ms ÷ {s['tokens']} committed tokens = {s['ms_per_token']:.2f} ms/token** "
     f"over {s['rounds']} rounds (draft {s['draft_ms']:.1f} ms, verify {s['verify_ms']:.1f} ms, overhead "
@@ -88,21 +98,25 @@ st.markdown(
     f"**{cost.speedup(p['ms_per_token'], s['verify_ms_per_token']):.2f}×** faster than plain decoding: the most a "
     f"cheaper drafter with the same acceptance could reach. Past it, only more tokens a round or a cheaper check help.")
 st.plotly_chart(figs.round_costs(res["speculative"]["trace"].rounds, p["ms_per_token"]), key="l7_rounds")
-st.markdown("A round must commit more tokens than **round time ÷ plain ms per token** to pay for itself. "
-            "The green dot is where this measurement landed.")
-st.plotly_chart(figs.break_even(s["mean_round_ms"], p["ms_per_token"], res["settings"].block_size + 1,
-                                s["acceptance_length"]), key="l7_break_even")
+if revealed:   # the break-even line answers the worked example's question too
+    st.markdown("A round must commit more tokens than **round time ÷ plain ms per token** to pay for itself. "
+                "The green dot is where this measurement landed.")
+    st.plotly_chart(figs.break_even(s["mean_round_ms"], p["ms_per_token"], res["settings"].block_size + 1,
+                                    s["acceptance_length"]), key="l7_break_even",
+                    config=appkit.chart_config("lesson7-break-even"))
 
 # --- verification cost against width ---------------------------------------------------------------
 st.subheader("How much more does checking several positions cost?")
-st.markdown("One target forward over *w* new tokens, on top of the prompt, timed here (the fastest of 5). "
+st.markdown("One target forward over *w* new tokens, on top of the prompt, timed here: each width's fastest of 5 "
+            "calls (the faint points; a forward only gets slower when something else runs), and the straight cost "
+            "line closest to them, which smooths the remaining noise. "
             "On a GPU with a small batch the curve stays flat for a while: the step is dominated by reading "
             "the weights, which several positions share. On a small CPU model, arithmetic shows sooner.")
 
 
 def run_widths():
     ids, _ = encode_prompt(m, S["keep_l7_prompt"], Settings(max_new_tokens=1))
-    with st.spinner("Timing the target at each width…"), appkit.engine():
+    with st.spinner(f"Timing the target at {len(WIDTHS)} widths, 6 calls each…"), appkit.engine():
         S["l7_widths"] = cost.verification_cost_by_width(m, WIDTHS, ids)
 
 
@@ -111,20 +125,25 @@ if "l7_widths" in S:
     rows = S["l7_widths"]
     st.plotly_chart(figs.width_cost(rows), key="l7_width")
     w16 = rows[-1]
-    st.markdown(f"Checking **{w16['width']} tokens costs {w16['relative']:.2f}×** a one-token step here.")
+    st.markdown(f"Checking **{w16['width']} tokens costs {w16['relative']:.2f}×** a one-token step here "
+                "(on the fitted line).")
 
-with st.expander("Why the curve has this shape here: how this CPU multiplies a few rows"):
+with st.expander("About the code: how this app multiplies a few rows fast on this CPU"):
     layouts = cpu_linear.report(m.target, rows=(1, S["keep_l7_k"] + 1))
     if layouts:
         st.markdown(
-            "Each linear layer computes x·Wᵀ, and torch can get the same numbers four ways: with W **as stored**, "
-            "against a **Wᵀ copy**, as **W·xᵀ**, or with oneDNN against a copy it **packed** for a few rows. For the "
-            "few rows of a one-token step or a verification their speed can differ by 3×, and which wins depends on "
-            "the CPU, the layer's shape and the number of rows. So specviz times all four for every shape when the "
-            "models load, and each layer uses the fastest for the rows it is given, the plain step as much as the "
-            "check (`specviz/generator/cpu_linear.py`). The seed's "
-            "“kernel shapes … can move the break-even point”, measured on this machine for the target's layers, "
-            f"at 1 row and at k + 1 = {S['keep_l7_k'] + 1}:")
+            "Each layer of the model multiplies the rows it is given (one per token) by a matrix of weights W. "
+            "The library (torch) can get the same numbers four ways: with W **as stored**, against a **Wᵀ copy** "
+            "(W transposed: rows and columns swapped, so it is read in another order), as **W·xᵀ** (the same "
+            "product taken the other way round), or with oneDNN, Intel's library of fast maths routines, against a "
+            "copy it **packed** for a few rows. For the few rows of a one-token step or a verification their speed "
+            "can differ by 3×, and which wins depends on the CPU, the layer's shape and the number of rows. So this "
+            "app times all four for every shape when the models load, and each layer uses the fastest for the rows "
+            "it is given, the plain step as much as the check (the code: `specviz/generator/cpu_linear.py`). "
+            f"This is {appkit.CHECKS_AHEAD}'s “kernel shapes … can move the break-even point”, measured on this "
+            f"machine for the target's layers, at 1 row and at k + 1 = {S['keep_l7_k'] + 1}:")
         st.dataframe(layouts, hide_index=True)
     else:
         st.markdown("On a GPU the models are left as they are: cuBLAS has no such gap between layouts.")
+
+appkit.next_lesson(__file__)

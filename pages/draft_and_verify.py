@@ -9,10 +9,11 @@ import time
 import streamlit as st
 
 import appkit
-from specviz.generator.engine import VERIFIERS, Generation
+from specviz.generator.engine import CHAT_NOTICE, VERIFIERS, Generation
 from specviz.generator.trace import Trace
-from specviz.hosting.app_state import PRESETS, VERIFIER_LABELS, Cursor, LessonSettings, from_params, to_params
-from specviz.viz import cache, histories, stages, tokens
+from specviz.hosting.app_state import (PRESETS, VERIFIER_LABELS, Cursor, LessonSettings, cursor_params, from_params,
+                                       read_cursor, to_params)
+from specviz.viz import cache, export, histories, stages, tokens
 
 S = st.session_state
 KEYS = {f: f"keep_l1_{f}" for f in ("prompt", "drafter", "verifier", "k", "temperature", "seed", "max_new")}
@@ -20,18 +21,19 @@ TICK_S = 0.7
 
 appkit.header(
     "1 · Draft and verify",
-    "seed 000, “A known candidate history can be evaluated before it is accepted” (with the transformers "
-    "v4.46 `n_matches` excerpt and its cache bookkeeping); seed 004, “Draft, then verify”.",
+    f"{appkit.CHECKS_AHEAD}, “A known candidate history can be evaluated before it is accepted” (with its excerpt "
+    "of the assisted generation code in Hugging Face transformers, version 4.46, and its cache bookkeeping); "
+    f"{appkit.DRAFT_VERIFY}, “Draft, then verify”.",
     "The drafter proposes a block **a b c …**; the target scores every candidate history **H, H a, H a b, …** "
     "in one pass. Look at each row: the prediction after *H a* checks **b**, not a. The target keeps proposals "
-    "up to its first disagreement, then adds its own token. Watch the cache strip too: the newest committed "
-    "token is never in the target's cache yet.")
+    "up to its first disagreement, then adds its own token. Watch the cache strip too: which committed tokens "
+    "has the target already processed?")
 
 m = appkit.models()
 limits = appkit.limits()
 drafters = list(m.drafter_models) if m else ["ar"]
 state = S.setdefault("l1", {"trace": None, "gen": None, "cursor": Cursor(), "replay": False, "error": None,
-                            "playing": False, "last_move": 0.0, "guesses": {}, "params_read": False})
+                            "playing": False, "last_move": 0.0, "params_read": False})
 
 
 def current_settings() -> LessonSettings:
@@ -49,8 +51,9 @@ def start():
     except ValueError as e:
         state["error"] = str(e)
         return
-    state.update(gen=gen, trace=gen.trace, cursor=Cursor(), replay=False, guesses={},
+    state.update(gen=gen, trace=gen.trace, cursor=Cursor(), replay=False,
                  link=to_params(s) | {"set": S[appkit.KEEP + "set"]})
+    appkit.forget_predictions("l1_")   # a new generation asks again, round by round
 
 
 def load_upload():
@@ -58,14 +61,15 @@ def load_upload():
     f = S.get("l1_upload")
     if f is None:
         return
-    try:
-        trace = Trace.from_json(f.getvalue().decode("utf-8"))
+    try:   # the whole file is checked before any of it is kept (specviz.generator.trace_schema)
+        trace = Trace.from_json(f.getvalue(), max_new_tokens=appkit.limits().max_new_tokens)
         if not trace.rounds:
             raise ValueError("the trace holds no rounds")
-    except (ValueError, UnicodeDecodeError) as e:
-        state["error"] = f"Could not load {f.name}: {e}"
+    except ValueError as e:   # one sentence naming the first thing wrong
+        state["error"] = f"Could not load {appkit.plain(f.name)}: {appkit.plain(str(e))}"
         return
-    state.update(trace=trace, gen=None, replay=True, cursor=Cursor(), error=None, playing=False, guesses={})
+    state.update(trace=trace, gen=None, replay=True, cursor=Cursor(), error=None, playing=False)
+    appkit.forget_predictions("l1_")
 
 
 def ensure(index: int) -> bool:
@@ -103,16 +107,13 @@ def use_preset():
         S[KEYS["prompt"]] = S["l1_preset"]
 
 
-def remember_guess(index: int):
-    state["guesses"][index] = S.get(f"l1_guess_{index}")
-
-
 # --- settings: a shared link fills them in once; later edits stay in session state ---------------
 if not state["params_read"]:
     state["params_read"] = True
     base = LessonSettings(**{f: S[k] for f, k in KEYS.items() if k in S})
     linked, errors = from_params(dict(st.query_params), drafters, base, limits)
-    state["param_errors"] = errors
+    state["link_cursor"], cursor_errors = read_cursor(dict(st.query_params), limits.max_new_tokens)
+    state["param_errors"] = errors + cursor_errors
     for f, key in KEYS.items():
         S[key] = getattr(linked, f)
 for err in state.get("param_errors", []):
@@ -138,15 +139,21 @@ with st.expander("Prompt and settings", expanded=m is None or bool(state["error"
     appkit.block_slider(c3, "Block size k (proposals)", 12, KEYS["k"])
     c4.slider("Temperature", 0.05, 2.0, step=0.05, key=KEYS["temperature"],
               disabled=S[KEYS["verifier"]] == "greedy", help="Greedy verification decodes at temperature 0.")
-    c5.number_input("Seed", 0, 2**31 - 1, step=1, key=KEYS["seed"])
+    c5.number_input("Random seed", 0, 2**31 - 1, step=1, key=KEYS["seed"])
     c6.number_input("Max new tokens", 1, limits.max_new_tokens, step=1, key=KEYS["max_new"])
     st.button("Start with these settings", type="primary", on_click=start, disabled=m is None)
     st.caption("Starting puts the prompt and settings into this page's address: share the link to restore them.")
 
 if state["trace"] is None and m is not None and state["error"] is None:
     start()   # first visit: open on a live generation, not an empty page
-if state.get("link") and not state["replay"]:
-    st.query_params.from_dict(state.pop("link"))
+    linked = state.pop("link_cursor", None)   # a shared link's round and phase: run the rounds up to it
+    if linked and state["trace"] is not None:
+        if ensure(linked.shown - 1):
+            state["cursor"] = linked
+        else:
+            state["param_errors"].append(f"round {linked.shown} was never reached: the generation ended after "
+                                         f"round {len(state['trace'].rounds)}")
+            st.warning(f"A setting in the link was ignored: {state['param_errors'][-1]}.")
 if state["error"]:
     st.error(state["error"])
 if m is None and state["trace"] is None:
@@ -174,18 +181,24 @@ def panel():
         st.info(S.pop("l1_toast"))
 
     cur: Cursor = state["cursor"]
+    if state.get("link") and not state["replay"]:
+        appkit.set_link(state["link"] | cursor_params(cur))   # the address links to this round and phase
     verifier = trace.settings.get("verifier", "greedy")
     source = "replaying a saved trace" if state["replay"] else "live"
+    # a chat target reads the prompt inside its template: show what it read
+    prompt = "".join(prompt_texts(trace)) if CHAT_NOTICE in trace.notices else trace.prompt
     if cur.shown == 0:
-        appkit.html(tokens.committed_html(trace.prompt, trace.rounds, 0, "commit"))
+        appkit.html(tokens.committed_html(prompt, trace.rounds, 0, "commit"))
         st.markdown(f"**Ready** ({source}). Press **Next phase** (→) to let the drafter propose its first block.")
         for n in trace.notices:
             st.info(n)
+        if state.get("link") and not state["replay"]:
+            appkit.share(state["link"] | cursor_params(cur), "draft_and_verify")
         return
     r = trace.rounds[cur.shown - 1]
     appkit.html(f'{tokens.phase_badges(cur.phase)} <b>round {r.index + 1}</b> · {source} · '
                 f'{len(trace.rounds)} recorded')
-    appkit.html(tokens.committed_html(trace.prompt, trace.rounds, cur.shown, cur.phase))
+    appkit.html(tokens.committed_html(prompt, trace.rounds, cur.shown, cur.phase))
 
     st.markdown("**The drafted block**")
     appkit.html(tokens.block_html(r, cur.phase))
@@ -197,21 +210,24 @@ def panel():
     if survival:
         st.markdown("**DSpark's confidence head: how likely each proposal is to survive**")
         appkit.html(survival)
-    guess_key = f"l1_guess_{r.index}"
-    options = list(range(len(r.proposed) + 1))
+    guess_key = f"l1_{r.index}"
     if cur.phase == "draft" and r.proposed:
-        appkit.default(guess_key, state["guesses"].get(r.index))
-        st.radio("**Predict before you step:** how many of these proposals will the target keep?", options,
-                 horizontal=True, key=guess_key, on_change=remember_guess, args=(r.index,))
+        # the answer is this round's verify phase: picking (or Reveal) steps there
+        appkit.predict(guess_key, "how many of these proposals will the target keep?",
+                       list(range(len(r.proposed) + 1)), on_reveal=lambda: move("forward"))
     elif cur.phase != "draft":
-        guess = state["guesses"].get(r.index)
-        verdict = f"You predicted {guess}; the target kept **{r.accepted}**." if guess is not None else ""
+        guess = appkit.prediction(guess_key)
+        verdict = (f"You predicted {guess}; the target kept **{r.accepted}**." if guess is not None else
+                   f"The target kept **{r.accepted}**." if r.proposed else "")
         st.markdown(f"{verdict} {tokens.summary(r) if cur.phase == 'commit' else ''}")
 
     st.markdown("**Candidate histories: what the target predicts after each**")
     appkit.html(histories.histories_html(r, cur.phase, verifier))
     if r.greedy and cur.phase != "draft":
-        st.markdown("**The `n_matches` computation, with this round's values** (transformers v4.46)")
+        st.markdown("**How the library counts the kept proposals, with this round's values.** In Hugging Face "
+                    "transformers (version 4.46), assisted generation compares each proposal with the target's "
+                    "choice, counts the mismatches so far at every position, and keeps the proposals before the "
+                    "first one: its variable `n_matches`.")
         appkit.html(histories.n_matches_html(r))
 
     st.markdown("**The target's cache**")
@@ -219,11 +235,31 @@ def panel():
     appkit.html(cache.strip_html(before, r, cur.phase))
 
     with st.expander("Round log", expanded=False):
-        st.dataframe(tokens.log_rows(trace.rounds[:cur.shown]), hide_index=True, width="stretch")
+        # in the draft phase the round on screen has no verdict yet: the log stops before it
+        done = cur.shown - (cur.phase == "draft")
+        st.dataframe(tokens.log_rows(trace.rounds[:done]), hide_index=True, width="stretch")
     # inside the fragment, so the file always holds the rounds stepped so far
     # a callable: the JSON is built when the button is clicked, not on every step
     st.download_button("Download the recorded rounds (JSON)", trace.to_json, file_name="specviz-trace.json",
                        mime="application/json", on_click="ignore")
+    slides(r, cur.phase, verifier, before)
+    if state.get("link") and not state["replay"]:
+        appkit.share(state["link"] | cursor_params(cur), "draft_and_verify")
+
+
+def slides(r, phase: str, verifier: str, before: list[str]):
+    """This round's three figures as SVG images for slides, each as the page draws it now."""
+    st.markdown("**This round for slides** (SVG images, drawn as on this page)")
+    lines = 1 + (len(r.proposed) + 2) // 8   # about eight chips fit a line 1000 pixels wide
+    figures = [("The drafted block", "block", lambda: tokens.block_html(r, phase), 40 + 56 * lines),
+               ("The candidate histories", "histories", lambda: histories.histories_html(r, phase, verifier),
+                90 + 80 * (len(r.proposed) + 1)),   # a row's chips take up to two lines
+               ("The cache strip", "cache", lambda: cache.strip_html(before, r, phase), 150)]
+    cols = st.columns(len(figures))
+    for col, (label, name, markup, height) in zip(cols, figures):
+        col.download_button(label, lambda markup=markup, height=height: export.figure_svg(markup(), 1000, height),
+                            file_name=f"specviz-round{r.index + 1}-{phase}-{name}.svg", mime="image/svg+xml",
+                            on_click="ignore", icon=":material/download:", key=f"l1_svg_{name}")
 
 
 def prompt_texts(trace: Trace) -> list[str]:
@@ -232,8 +268,11 @@ def prompt_texts(trace: Trace) -> list[str]:
 
 
 playing_at_start = state["playing"]
-st.fragment(run_every=TICK_S if playing_at_start else None)(panel)()
+# a fragment's reruns run outside app.py's apology: it gets its own
+st.fragment(run_every=TICK_S if playing_at_start else None)(appkit.apology()(panel))()
 
 with st.expander("Replay a saved trace", expanded=m is None):
     st.file_uploader("A trace downloaded from this page (no model needed)", type=["json"], key="l1_upload",
                      on_change=load_upload)
+
+appkit.next_lesson(__file__, with_share=False)   # lesson 1 shares its round from the panel

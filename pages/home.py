@@ -5,11 +5,13 @@ import streamlit as st
 
 import appkit
 from specviz.generator.engine import Settings
+from specviz.generator.threads import fit_threads
 from specviz.hosting.app_state import PRESETS
 from specviz.lessons import race
 from specviz.viz.race import lane_html
 
 REPLAY_SECONDS = 3.0   # the slower runner's measured decode time, stretched to this on screen
+RACES = 5              # races per click: the speedup is shown as their median and range
 
 appkit.css()
 st.title("Draft, then verify")
@@ -18,59 +20,92 @@ st.markdown(
     "**Speculative decoding** lets a cheap *drafter* guess the next few tokens, and the expensive "
     "*target* model checks the whole guess in **one** pass. The target keeps the longest prefix it "
     "agrees with, then adds one token of its own: the **correction** at the first miss, or a **bonus** "
-    "if every guess was right. The text is exactly what the target would have written alone; only the "
-    "number of expensive passes changes.")
-st.caption("Sources: *Draft, Then Verify* (seed 004) and *How speculative decoding checks ahead* (seed 000).")
+    "if every guess was right.")
+st.caption(f"Sources: the articles {appkit.DRAFT_VERIFY} and {appkit.CHECKS_AHEAD}.")
 
 st.subheader("A race on the same prompt")
-st.markdown("Both runners use the same target model, greedy decoding, on this machine, now. "
-            "**Predict first:** will the two texts be the same? Which one finishes first?")
+st.markdown("Both runners use the same target model, greedy decoding, on this machine, now. Look at the two "
+            "texts, and at which one finishes first.")
+revealed = appkit.predict("home", "will the two texts be the same?",
+                          ["yes, token for token", "mostly, a few words differ", "no, different texts"])
+if revealed:
+    st.markdown("**Answer: the same.** With greedy decoding the target's decisions stay identical, and with "
+                "sampling the output follows the target's own distribution, both **within implementation "
+                "numerics**: another computation graph can round differently and flip a greedy token. What changes "
+                f"is the work: fewer expensive target passes, plus the drafter's own ({appkit.CHECKS_AHEAD}). "
+                "Start the race to see it on this machine.")
 appkit.default("keep_home_prompt", PRESETS[0])
 c1, c2, c3 = st.columns([3, 1, 1])
 c1.text_input("Prompt", key="keep_home_prompt")
 m = appkit.models()
 drafters = list(m.drafter_models) if m else []
+fastest = appkit.race_default(m.name, str(m.device), m, PRESETS[0]) if drafters else None
 if drafters:
-    appkit.default("keep_home_drafter", drafters[0])
+    appkit.default("keep_home_drafter", fastest["drafter"])
     c2.selectbox("Drafter", drafters, key="keep_home_drafter", format_func=appkit.drafter_label)
-appkit.default("keep_home_k", 4)
+appkit.default("keep_home_k", fastest["block_size"] if fastest else 4)
 appkit.block_slider(c3, "Proposals per round (k)", 8, "keep_home_k")
+if fastest and revealed:   # which setting wins is part of the answer
+    st.caption(f"The race opens with {appkit.drafter_label(fastest['drafter'])} at k = {fastest['block_size']}: "
+               f"the fastest of the {len(fastest['tried'])} settings measured on this server when it started "
+               f"({fastest['speedup'].label(unit='×')} against plain decoding over 16 tokens).")
 
 
-def run_race(lanes):
-    """Run the race under the engine lock, then replay it in the two lanes in slow motion."""
+def run_race(lanes, bar):
+    """Race RACES times under the engine lock, then replay the median race in slow motion."""
     settings = Settings.greedy(st.session_state["keep_home_drafter"], appkit.new_tokens(40),
                                block_size=st.session_state["keep_home_k"])
     appkit.check(st.session_state["keep_home_prompt"], settings)
     with appkit.engine():
-        runners = race.finish(race.start(m, st.session_state["keep_home_prompt"], settings))
+        threads = fit_threads(m)     # the cores free now decide how many threads the race uses
+        res = race.run(m, st.session_state["keep_home_prompt"], settings, RACES,
+                       progress=lambda done, total: bar.progress(done / total, f"Race {done} of {total} run…"))
+    bar.empty()
+    runners = res["races"][res["median"]]
     start = time.perf_counter()
     for at, i, n, ms in race.frames(runners, REPLAY_SECONDS):
         time.sleep(max(0.0, start + at - time.perf_counter()))
         r = runners[i]
         lanes[i].html(lane_html(r.name, r.texts[:n], ms, n == len(r.texts), plain=i == 0))
-    return runners
+    return {"lanes": [(r.name, r.texts, r.ms_per_token, r.elapsed_ms) for r in runners],
+            "speedup": res["speedup"], "verdict": race.verdict(*runners), "threads": threads}
 
 
-go = st.button("Start the race", type="primary", disabled=m is None)
+go = st.button("Start the race", type="primary", disabled=m is None or not revealed,
+               help=None if revealed else "Make your prediction first (or press Reveal).")
 lanes = [st.empty(), st.empty()]
 if go:
     try:
-        runners = run_race(lanes)
-        st.session_state["home_race"] = [(r.name, r.texts, r.ms_per_token, r.elapsed_ms) for r in runners]
+        st.session_state["home_race"] = run_race(lanes, st.progress(0.0, f"Racing {RACES} times…"))
     except ValueError as e:
         st.error(str(e))
 result = st.session_state.get("home_race")
-if result:
-    for i, (lane, (name, texts, mspt, _)) in enumerate(zip(lanes, result)):
+if result and revealed:
+    for i, (lane, (name, texts, mspt, _)) in enumerate(zip(lanes, result["lanes"])):
         lane.html(lane_html(name, texts, mspt, True, plain=i == 0))
-    (_, plain_texts, plain_ms, plain_total), (_, spec_texts, spec_ms, spec_total) = result
+    (_, plain_texts, plain_ms, plain_total), (_, spec_texts, spec_ms, spec_total) = result["lanes"]
     same = [t for t, _ in plain_texts] == [t for t, _ in spec_texts]
+    speed, why = result["speedup"], result["verdict"]
     st.markdown(f"**Same text:** {'yes, token for token' if same else 'no'} · "
                 f"**plain** {plain_ms:.1f} ms/token · **speculative** {spec_ms:.1f} ms/token · "
-                f"**speedup** {plain_ms / spec_ms:.2f}×")
+                f"**speedup** {speed.label(unit='×')}")
+    rounds = (f"A speculative round committed **{why['tokens_per_round']:.2f} tokens** and cost as much time as "
+              f"**{why['round_in_steps']:.2f} one-token steps** of plain decoding")
+    if speed.low <= 1.0 <= speed.high:
+        st.info(f"Faster or slower here is **within this machine's noise**: the {speed.n} races fell on both sides "
+                f"of 1×. {rounds}. Lesson 7 takes a round's time apart.")
+    elif speed.median < 1.0:
+        st.warning(f"Speculation lost on this machine now. {rounds}: a round pays off only when it commits more "
+                   "tokens than the steps it costs. That is lesson 7's arithmetic, and this drafter and k did not "
+                   "meet it here; try the setting the race opens with.")
+    else:
+        st.caption(f"{rounds}: more tokens than steps, so it wins.")
+    st.caption(f"The lanes replay the median of the {speed.n} races; the models used {result['threads']['threads']} "
+               f"thread(s) of the {result['threads']['cores']} free cores, the count measured fastest just before "
+               "the race.")
     st.caption("Colours in the speculative lane: green = drafted and accepted, orange = the target's correction, "
-               "violet = bonus. Decode time only: both runners process the prompt before the start line. "
+               "violet = bonus, blue = the token the target supplies itself when a stop rule fires (it equals the "
+               "proposal). Decode time only: both runners process the prompt before the start line. "
                f"Shown in slow motion: the race ran first with nothing drawn ({plain_total:.0f} ms against "
                f"{spec_total:.0f} ms of decoding), then replayed over {REPLAY_SECONDS:g} seconds with each lane at its "
                "measured pace. Lesson 7 takes the time apart; lesson 8 asks what such a number can and cannot tell you.")
@@ -78,3 +113,5 @@ if result:
 st.subheader("Lessons")
 for path, title in appkit.LESSONS:
     st.page_link(path, label=title)
+
+appkit.next_lesson(__file__)

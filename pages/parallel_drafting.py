@@ -1,4 +1,6 @@
 """Lesson 3: parallel drafting and the "of problem" failure, on the real block drafters."""
+import time
+
 import streamlit as st
 
 import appkit
@@ -11,34 +13,22 @@ N_SAMPLES = 200
 
 appkit.header(
     "3 · Parallel drafting",
-    "seed 004, “The catch: the draft model is the hard part”; seed 000, “DSpark lets cheap token choices depend "
-    "on one another”.",
+    f"{appkit.DRAFT_VERIFY}, “The catch: the draft model is the hard part”; {appkit.CHECKS_AHEAD}, “DSpark lets "
+    "cheap token choices depend on one another”.",
     "A parallel drafter (DFlash) predicts every position of its block in one pass, each position blind to what "
     "the others pick. Our dialogue data answers requests with “of course” and “no problem” equally often. Look "
-    "for the crossbred **“of problem”**, and for how DSpark's Markov head, which sees the token drawn just before, "
-    "removes it.")
+    "at how often each drafter starts its block with the crossbred **“of problem”**, and at what DSpark's Markov "
+    "head, which sees the token drawn just before, changes.")
 
 m = appkit.require_models()
-blocks = [d for d in ("dflash", "dspark") if d in m.drafter_models]
+blocks = m.block_drafters()
 if not blocks:
-    st.info("This model set has no block drafter, so this lesson cannot run here.")
+    st.info("This model set has no block drafter (DFlash or DSpark), so this lesson cannot run here.")
     st.stop()
 prompt = parallel.DIALOGUE_PROMPT
 st.markdown(f"Prompt: `{prompt}`. The next two tokens should be *of course* or *no problem*.")
-st.radio("**Predict:** out of 200 blocks the DFlash drafter samples here, how many start with “of problem”?",
-         ["none", "a few", "about as many as “of course”"], horizontal=True, index=None, key="l3_guess")
-
-st.subheader("Product of marginals against the Markov head")
-with appkit.engine():
-    tables = {d: parallel.phrase_table(m, prompt, d) for d in blocks}
-cols = st.columns(len(blocks))
-for col, d in zip(cols, blocks):
-    col.plotly_chart(figs.phrase_bars(tables[d], appkit.drafter_label(d)), key=f"l3_phrase_{d}")
-    bad = next(r for r in tables[d] if r["phrase"] == " of problem")
-    col.markdown(f"P(“of problem”): **{bad['product_of_marginals']:.3f}** as a product of marginals, "
-                 f"**{bad['sequential']:.3f}** sequentially."
-                 + (" DFlash has no Markov head, so its two bars are the same: what it samples is the product."
-                    if d == "dflash" else ""))
+revealed = appkit.predict("l3", f"out of {N_SAMPLES} blocks the DFlash drafter samples here, how many start "
+                          "with “of problem”?", ["none", "a few", "about as many as “of course”"])
 
 
 def sample():
@@ -46,36 +36,76 @@ def sample():
         S["l3_samples"] = {d: parallel.sample_blocks(m, prompt, d, N_SAMPLES, k=2) for d in blocks}
 
 
-st.subheader("Sampled blocks")
-st.button(f"Sample {N_SAMPLES} two-token blocks from each drafter", on_click=sample, type="primary")
-if "l3_samples" in S:
-    counts = S["l3_samples"]
-    st.plotly_chart(figs.sample_bars(counts, parallel.PHRASES, N_SAMPLES), key="l3_samples_fig")
-    st.markdown(" · ".join(f"{d}: “of problem” **{c.get(' of problem', 0)}** of {N_SAMPLES}" for d, c in counts.items()))
-    if S.get("l3_guess"):
+if revealed:   # the probabilities and the samples are the answer
+    st.subheader("Product of marginals against the Markov head")
+    with appkit.engine():
+        tables = {d: parallel.phrase_table(m, prompt, d) for d in blocks}
+    cols = st.columns(len(blocks))
+    for col, d in zip(cols, blocks):
+        col.plotly_chart(figs.phrase_bars(tables[d], appkit.drafter_label(d)), key=f"l3_phrase_{d}")
+        bad = next(r for r in tables[d] if r["phrase"] == " of problem")
+        col.markdown(f"P(“of problem”): **{bad['product_of_marginals']:.3f}** as a product of the backbone's "
+                     f"marginals, **{bad['sequential']:.3f}** sequentially."
+                     + (" DFlash has no Markov head, so its two bars are the same: what it samples is the product."
+                        if d not in m.block_drafters(markov=True) else
+                        " Here the first bar is DSpark's backbone alone: the softmax of its base logits with the "
+                        "Markov head left out, what its positions would say if blind. It is not the marginal "
+                        "distribution of what DSpark samples."))
+
+    st.subheader("Sampled blocks")
+    st.button(f"Sample {N_SAMPLES} two-token blocks from each drafter", on_click=sample, type="primary")
+    if "l3_samples" in S:
+        counts = S["l3_samples"]
+        named = {appkit.drafter_label(d): c for d, c in counts.items()}
+        st.plotly_chart(figs.sample_bars(named, parallel.PHRASES, N_SAMPLES), key="l3_samples_fig",
+                        config=appkit.chart_config("lesson3-sampled-blocks"))
+        st.markdown(" · ".join(f"{appkit.drafter_label(d)}: “of problem” **{c.get(' of problem', 0)}** of {N_SAMPLES}"
+                               for d, c in counts.items()))
         st.markdown("**Answer:** count the “of problem” bars. Each DFlash position is right on its own; the pair is "
                     "wrong because position 2 never learns which word position 1 drew.")
 
 st.subheader("Suffix decay and drafting cost")
-st.markdown("If the drafter is blind within its block, later positions fail more often. An autoregressive drafter "
-            "avoids that, but pays one forward per proposal.")
+st.markdown("*Draft, Then Verify* says a parallel drafter's quality falls off toward the end of its block "
+            "(**suffix decay**), while an autoregressive drafter conditions each token on the last but drafts "
+            "sequentially, so its cost grows with the block. The left chart measures **conditional acceptance**: "
+            "among rounds that kept positions 1..i−1, the share that also kept position i. (The plain share of "
+            "rounds keeping position i falls for *any* drafter, since a position is only kept after every one "
+            "before it, so it cannot show decay.) The autoregressive line is there to compare; what these small "
+            "models show is this app's measurement, not the source's.")
 
 
 def decay():
-    with st.spinner("Decoding three prompts per drafter…"), appkit.engine():
-        S["l3_decay"] = {d: parallel.by_position(m, PRESETS[:3], d, k=6) for d in blocks}
-
-
-def drafting_cost():
     drafters = [d for d in ("ar", *blocks) if d in m.drafter_models]
-    with st.spinner("Timing the drafters at each block size…"), appkit.engine():
-        S["l3_cost"] = parallel.draft_cost(m, PRESETS[0], drafters, [1, 2, 4, 8])
+    with st.spinner("Decoding three prompts per drafter…"), appkit.engine():
+        S["l3_decay"] = {d: parallel.by_position(m, PRESETS[:3], d, k=6) for d in drafters}
+
+
+def drafting_cost(bar):
+    drafters = [d for d in ("ar", *blocks) if d in m.drafter_models]
+    start = time.perf_counter()
+    with appkit.engine():
+        rows = parallel.draft_cost(m, PRESETS[0], drafters, [1, 2, 4, 8],
+                                   progress=lambda done, total, name: bar.progress(
+                                       done / total, f"Run {done + 1} of {total}: {name}…"))
+    bar.empty()
+    S["l3_cost"] = {"rows": rows, "seconds": time.perf_counter() - start}
 
 
 c1, c2 = st.columns(2)
-c1.button("Measure acceptance by position (k = 6)", on_click=decay)
-c2.button("Time drafting at k = 1, 2, 4, 8", on_click=drafting_cost)
+c1.button("Measure conditional acceptance by position (k = 6)", on_click=decay)
+if c2.button("Time drafting at k = 1, 2, 4, 8"):
+    drafting_cost(c2.progress(0.0, "Warming up…"))
 if "l3_decay" in S:
-    c1.plotly_chart(figs.position_lines(S["l3_decay"]), key="l3_decay_fig")
+    c1.plotly_chart(figs.position_lines({appkit.drafter_label(d): r for d, r in S["l3_decay"].items()}),
+                    key="l3_decay_fig")
 if "l3_cost" in S:
-    c2.plotly_chart(figs.cost_lines(S["l3_cost"]), key="l3_cost_fig")
+    rows = S["l3_cost"]["rows"]
+    c2.plotly_chart(figs.cost_lines(rows), key="l3_cost_fig")
+    c2.dataframe([{"drafter": r["drafter"], "k": r["k"], "drafting per round": r["spread"].label(" ms"),
+                   "against the k before": step} for r, step in zip(rows, parallel.cost_steps(rows))],
+                 hide_index=True, key="l3_cost_table")
+    c2.caption(f"Each drafter and k decoded the first preset {rows[0]['spread'].n} times after an uncounted warm-up, "
+               f"alternated; {S['l3_cost']['seconds']:.0f} s on this machine. A step “within this machine's noise” "
+               "has overlapping ranges: its order is no finding. A one-pass drafter's cost barely depends on k.")
+
+appkit.next_lesson(__file__)

@@ -11,16 +11,17 @@ from specviz.viz import distributions as figs
 from specviz.viz.charts import num
 
 S = st.session_state
-SOURCES = ["the real models, after this prompt", "the seed's 0.4 / 0.2 example", "typed by hand"]
+SOURCES = ["the real models, after this prompt", "the article's 0.4 / 0.2 example", "typed by hand"]
 SEED_EXAMPLE = {"labels": ["the token", "another", "a third"], "p": [0.2, 0.5, 0.3], "q": [0.4, 0.3, 0.3]}
 
 appkit.header(
     "2 · Sampling stays lossless",
-    "seed 000, “Random sampling preserves the target's probabilities”; seed 004, “Draft, then verify” "
-    "(“Speculative decoding buys speed, not a different answer”).",
-    "The drafter samples from its own distribution **q**, which is wrong. The rule *accept x with probability "
-    "min(1, p(x)/q(x)); at the first rejection draw from the normalized max(0, p − q)* still emits tokens "
-    "with exactly the target's **p**. Look at the two coloured parts of each bar: together they rebuild p.")
+    f"{appkit.CHECKS_AHEAD}, “Random sampling preserves the target's probabilities”; {appkit.DRAFT_VERIFY}, "
+    "“Draft, then verify” (“Speculative decoding buys speed, not a different answer”).",
+    "The drafter samples from its own distribution **q**, which differs from the target's **p**. The rule: "
+    "*accept x with probability min(1, p(x)/q(x)); at the first rejection draw from the normalized "
+    "max(0, p − q)*. Look at which distribution the emitted tokens follow, and at the two coloured parts of "
+    "each bar once they appear.")
 
 m = appkit.require_models()
 drafters = list(m.drafter_models)
@@ -51,9 +52,8 @@ if source == SOURCES[0]:
                   "them), so the bars are readable; the rule holds exactly for those distributions too."))
 elif source == SOURCES[1]:
     dist = SEED_EXAMPLE
-    st.markdown("The seed's example: the drafter proposes **the token** with probability **0.4**, the target "
-                "wants **0.2**. Accepting half of those proposals supplies exactly its 0.2: "
-                f"0.4 × min(1, 0.2/0.4) = 0.4 × 0.5 = **{num(0.4 * 0.5)}**.")
+    st.markdown(f"The example in {appkit.CHECKS_AHEAD}: the drafter proposes **the token** with probability "
+                "**0.4**, the target wants **0.2**.")
 else:
     appkit.default("l2_table", pd.DataFrame({"token": ["A", "B", "C"], "p": [0.6, 0.3, 0.1], "q": [0.2, 0.3, 0.5]}))
     edited = st.data_editor(S["l2_table"], num_rows="dynamic", key="l2_editor", hide_index=True)
@@ -70,44 +70,9 @@ else:
 labels, p, q = dist["labels"], dist["p"], dist["q"]
 c1, c2 = st.columns(2)
 c1.plotly_chart(figs.pq_bars(labels, p, q), key="l2_pq")
-c2.plotly_chart(figs.rebuild_bars(labels, p, q), key="l2_rebuild")
-r = coupling.rebuild(p, q)
-st.markdown(f"Green: accepted proposals, q(x)·min(1, p(x)/q(x)) = **min(p(x), q(x))**; they add up to the "
-            f"acceptance rate **{r['accept_rate']:.3f}**. Orange: the remaining {1 - r['accept_rate']:.3f} of rounds "
-            f"reject and redraw from the residual, supplying **max(0, p(x) − q(x))**: exactly what the drafter "
-            f"under-proposes.")
-
-st.subheader("Draw it many times")
-st.radio("**Predict:** the drafter's q is wrong. After many rounds, the emitted tokens follow…",
-         ["q (the drafter)", "something between p and q", "p (the target)"], horizontal=True, index=None,
-         key="l2_guess")
-c1, c2 = st.columns(2)
-appkit.default("keep_l2_n", 1000)
-appkit.default("keep_l2_seed", 0)
-n = c1.select_slider("rounds", [10, 100, 1000, 10000, 50000], key="keep_l2_n")
-seed = c2.number_input("seed", 0, 10**6, step=1, key="keep_l2_seed")
-runs = {rule: coupling.simulate(p, q, n, rule, seed=seed) for rule in coupling.RULES}
-freqs = {"ratio + residual": coupling.histogram(runs["ratio"]["outputs"], len(p)),
-         "target-draw matching": coupling.histogram(runs["match"]["outputs"], len(p))}
-st.plotly_chart(figs.convergence(labels, p, freqs, n), key="l2_hist")
-rows = []
-for rule, name in zip(coupling.RULES, freqs):
-    tv = 0.5 * sum(abs(a - b) for a, b in zip(freqs[name], p))
-    kept = sum(runs[rule]["accepted"]) / n
-    rows.append({"rule": name, "proposal kept (measured)": round(kept, 3),
-                 "proposal kept (exact)": coupling.acceptance_rate(p, q, rule),
-                 "distance from p (total variation)": round(tv, 4)})
-st.dataframe(pd.DataFrame(rows), hide_index=True)
-if S.get("l2_guess"):
-    st.markdown("**Answer: p.** Both rules emit the target's distribution; the distance from p shrinks as rounds "
-                "accumulate. They differ only in how often the drafter's token is kept: Σ min(p, q) for the "
-                "ratio rule, Σ p·q for matching. Same distribution, different acceptance.")
-
-st.subheader("Same distribution, different sentences")
-st.markdown("Equal distributions do not mean equal sentences. Speculative execution consumes random numbers "
-            "differently from plain sampling, so even the same seed gives another sentence.")
-appkit.default("keep_l2_gen_seed", 1)
-st.number_input("seed", 0, 10**6, step=1, key="keep_l2_gen_seed")
+with c2:
+    revealed = appkit.predict("l2", "the drafter's q is wrong. After many rounds, the emitted tokens follow…",
+                              ["q (the drafter)", "something between p and q", "p (the target)"], horizontal=False)
 
 
 def sample_sentences():
@@ -122,13 +87,60 @@ def sample_sentences():
                          max_new_tokens=appkit.new_tokens(20), sampling=temp, seed=sd)
             g = Generation(m, S["keep_l2_prompt"], s)
             g.run()
-            out.append((f"{name}, seed {sd}", g.text()))
+            out.append((f"{name}, random seed {sd}", g.text()))
     S["l2_sentences"] = (S["keep_l2_prompt"], out)
 
 
-st.button("Sample three continuations", on_click=sample_sentences, type="primary")
-if "l2_sentences" in S:
-    prompt, out = S["l2_sentences"]
-    for name, text in out:
-        st.markdown(f"**{name}:**")
-        st.text(prompt + text)
+if revealed:   # everything below carries the answer
+    if source == SOURCES[1]:
+        st.markdown("Accepting half of the drafter's **the token** proposals supplies exactly the target's 0.2: "
+                    f"0.4 × min(1, 0.2/0.4) = 0.4 × 0.5 = **{num(0.4 * 0.5)}**.")
+    st.plotly_chart(figs.rebuild_bars(labels, p, q), key="l2_rebuild",
+                    config=appkit.chart_config("lesson2-rebuild-p"))
+    r = coupling.rebuild(p, q)
+    st.markdown(f"Green: accepted proposals, q(x)·min(1, p(x)/q(x)) = **min(p(x), q(x))**; they add up to the "
+                f"acceptance rate **{r['accept_rate']:.3f}**. Orange: the remaining {1 - r['accept_rate']:.3f} of "
+                f"rounds reject and redraw from the residual, supplying **max(0, p(x) − q(x))**: exactly what the drafter "
+                f"under-proposes.")
+
+    st.subheader("Draw it many times")
+    c1, c2 = st.columns(2)
+    appkit.default("keep_l2_n", 1000)
+    appkit.default("keep_l2_seed", 0)
+    n = c1.select_slider("rounds", [10, 100, 1000, 10000, 50000], key="keep_l2_n")
+    seed = c2.number_input("random seed", 0, 10**6, step=1, key="keep_l2_seed")
+    runs = {rule: coupling.simulate(p, q, n, rule, seed=seed) for rule in coupling.RULES}
+    freqs = {"ratio + residual": coupling.histogram(runs["ratio"]["outputs"], len(p)),
+             "target-draw matching": coupling.histogram(runs["match"]["outputs"], len(p))}
+    st.plotly_chart(figs.convergence(labels, p, freqs, n), key="l2_hist",
+                    config=appkit.chart_config("lesson2-convergence"))
+    rows = []
+    for rule, name in zip(coupling.RULES, freqs):
+        tv = 0.5 * sum(abs(a - b) for a, b in zip(freqs[name], p))
+        kept = sum(runs[rule]["accepted"]) / n
+        rows.append({"rule": name, "proposal kept (measured)": round(kept, 3),
+                     "proposal kept (exact)": coupling.acceptance_rate(p, q, rule),
+                     "distance from p (total variation)": round(tv, 4)})
+    st.dataframe(pd.DataFrame(rows), hide_index=True)
+    st.markdown("**Answer: p.** Both rules emit the target's distribution; the distance from p shrinks as rounds "
+                "accumulate. They differ only in how often the drafter's token is kept: Σ min(p, q) for the "
+                "ratio rule, Σ p·q for matching. Same distribution, different acceptance.")
+
+    st.subheader("Same distribution, different sentences")
+    st.markdown("Equal distributions do not mean equal sentences. Speculative execution consumes random numbers "
+                "differently from plain sampling, so runs are not required to match, even with the same nominal "
+                f"random seed ({appkit.CHECKS_AHEAD}): the same random seed *can* give another sentence.")
+    appkit.default("keep_l2_gen_seed", 1)
+    st.number_input("random seed", 0, 10**6, step=1, key="keep_l2_gen_seed")
+
+    st.button("Sample three continuations", on_click=sample_sentences, type="primary")
+    if "l2_sentences" in S:
+        prompt, out = S["l2_sentences"]
+        for name, text in out:
+            st.markdown(f"**{name}:**")
+            st.text(prompt + text)
+        same = out[0][1] == out[1][1]
+        st.caption(f"Measured here, now: with the same random seed, plain and speculative sampling gave "
+                   f"{'the same text' if same else 'different texts'}. Either outcome is allowed.")
+
+appkit.next_lesson(__file__)

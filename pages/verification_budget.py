@@ -16,38 +16,42 @@ S = st.session_state
 
 appkit.header(
     "4 · Verification budget",
-    "seed 000, “DSpark budgets the target's work separately” (DSpark §3.2.2, §5.2); seed 004, “verifying a long "
-    "block full of tokens that are probably going to be rejected burns capacity”.",
+    f"{appkit.CHECKS_AHEAD}, “DSpark budgets the target's work separately”; "
+    f"{appkit.DRAFT_VERIFY}, “verifying a long block full of tokens that are probably going to be "
+    "rejected burns capacity”.",
     "DSpark's confidence head estimates, for each proposal, the chance that it survives if everything before it "
     "did; multiplied along the block this gives **prefix survival a**. Algorithm 1 prices expected committed "
     "tokens τ against the target's measured speed **SPS(B)** at B verification tokens, admitting candidates in "
-    "order of a while **Θ = τ · SPS(B)** improves. Watch how the allocation shrinks as more requests share the target.")
+    "order of a while **Θ = τ · SPS(B)** improves. Look at how many proposals of each request it admits as more "
+    "requests share the target.")
 
 m = appkit.require_models()
-if "dspark" not in m.drafter_models:
-    st.info("This model set has no DSpark drafter (no confidence head), so this lesson cannot run here.")
+confident = m.block_drafters(confidence=True)
+if not confident:
+    st.info("This model set has no drafter with a confidence head (DSpark), so this lesson cannot run here.")
     st.stop()
 c1, c2 = st.columns(2)
 appkit.default("keep_l4_R", 4)
 appkit.default("keep_l4_k", 4)
 R = c1.slider("live requests", 1, len(PRESETS), key="keep_l4_R")
 k = c2.slider("proposals per draft (k)", 1, 6, key="keep_l4_k")
-st.radio("**Predict:** as more requests share the target, does each request get more of its draft verified, "
-         "or less?", ["more", "less", "the same"], horizontal=True, index=None, key="l4_guess")
+revealed = appkit.predict("l4", "as more requests share the target, does each request get more of its draft "
+                          "verified, or less?", ["more", "less", "the same"])
 
 
 def run():
     with st.spinner("Drafting one block per request and profiling the target…"), appkit.engine():
-        rounds = budget.draft_requests(m, PRESETS[:R], "dspark", k)
-        sps = budget.sps_table(m, PRESETS[0], R * (k + 1))
-    S["l4"] = {"rounds": rounds, "sps": sps, "prompts": PRESETS[:R]}
+        rounds = budget.draft_requests(m, PRESETS[:R], confident[0], k)
+        table = budget.sps_table(m, PRESETS[0], R * (k + 1))
+    S["l4"] = {"rounds": rounds, "sps": table["sps"], "raw": table["raw"], "prompts": PRESETS[:R]}
 
 
 st.button("Draft, profile and allocate", on_click=run, type="primary")
 if "l4" not in S:
+    appkit.next_lesson(__file__)   # the page stops here until the first allocation
     st.stop()
 res = S["l4"]
-rounds, sps = res["rounds"], res["sps"]
+rounds = res["rounds"]
 conf = [r.drafter_info["confidence"] for r in rounds]
 
 st.subheader("Each request's draft and its survival curve")
@@ -56,13 +60,26 @@ for i, (p, r) in enumerate(zip(res["prompts"], rounds), 1):
     appkit.html(stages.survival_html(r.drafter_info, r.proposed_tokens))
 
 st.subheader("The SPS table, profiled on the running target")
-fig = go.Figure([go.Scatter(x=list(range(1, len(sps) + 1)), y=sps, mode="lines+markers", line={"color": TARGET})])
+widths = list(range(1, len(res["sps"]) + 1))
+fig = go.Figure([go.Scatter(name="fitted: never faster at a wider check", x=widths, y=res["sps"], mode="lines",
+                            line={"color": TARGET}),
+                 go.Scatter(name="measured (fastest of 5)", x=widths, y=res["raw"], mode="markers",
+                            marker={"color": TARGET, "opacity": 0.35})])
 st.plotly_chart(base_layout(fig, "target steps per second at B verification tokens", xaxis_title="B",
                             yaxis_title="steps per second", yaxis_rangemode="tozero"), key="l4_sps")
-st.caption("One forward over B tokens of one sequence, the fastest of 5 (this engine does not batch requests, so this "
-           "stands in for a batched verification of B tokens).")
+st.caption("One forward over B tokens of one sequence, the fastest of 5 calls (this engine does not batch requests, "
+           "so this stands in for a batched verification of B tokens). The faint points zig-zag with the machine's "
+           "noise; a wider check cannot really be cheaper, so Algorithm 1 prices with the straight cost line closest "
+           "to them, whose speed never rises as B grows.")
+raw = st.toggle("A lesson about measurement: price with the raw points instead", key="l4_raw",
+                help="The same drafts, priced with the noisy profile: admissions can then jump up and down with load.")
+sps = res["raw"] if raw else res["sps"]
 
 st.subheader("Algorithm 1, one candidate at a time")
+st.caption("From the source: a scheduler that prices expected committed output against a table of target steps per "
+           "second and stops at the first non-improving extension. This app's own: the name Algorithm 1, the "
+           "notation τ, B and Θ = τ · SPS(B), and every number here (confidences from the embedded DSpark drafter "
+           "and SPS measured on this machine, now).")
 alloc = algorithm1(conf, sps)
 rows = [{"step": 0, "candidate": "anchors only", "a": None, "B": len(conf), "τ": float(len(conf)),
          "Θ": round(alloc["theta0"], 2), "decision": "start"}]
@@ -71,17 +88,20 @@ for n, s in enumerate(alloc["steps"], 1):
                  "τ": round(s.tau, 3), "Θ": round(s.theta, 2),
                  "decision": "admit" if s.kept else "stop: Θ did not improve"})
 st.dataframe(pd.DataFrame(rows), hide_index=True)
-st.plotly_chart(theta_steps(alloc["theta0"], alloc["steps"], "Θ after each admission"), key="l4_theta")
+st.plotly_chart(theta_steps(alloc["theta0"], alloc["steps"], "Θ after each admission"), key="l4_theta",
+                config=appkit.chart_config("lesson4-algorithm1"))
 st.markdown("Admitted per request: " + ", ".join(f"request {i + 1}: **{n}**" for i, n in enumerate(alloc["lengths"]))
             + f" · best Θ = {num(alloc['best_theta'], 2)}.")
 
-st.subheader("The same drafts under growing load")
-load = budget.by_load(conf, sps)
-st.dataframe(pd.DataFrame([{"requests": x["requests"], "admitted per request": x["lengths"],
-                            "tokens admitted": x["admitted"], "ragged slots": x["ragged"],
-                            "padded slots": x["padded"], "slots wasted by padding": x["wasted"]} for x in load]),
-             hide_index=True)
-if S.get("l4_guess"):
+if revealed:   # the allocation under load is the answer
+    st.subheader("The same drafts under growing load")
+    load = budget.by_load(conf, sps)
+    st.dataframe(pd.DataFrame([{"requests": x["requests"], "admitted per request": x["lengths"],
+                                "tokens admitted": x["admitted"], "ragged slots": x["ragged"],
+                                "padded slots": x["padded"], "slots wasted by padding": x["wasted"]} for x in load]),
+                 hide_index=True)
     st.markdown("**Answer: usually less.** More anchors already fill the target's cheap slots, so a doubtful "
                 "proposal buys less Θ. Padding every request back to the widest admitted draft spends the slots "
                 "the scheduler saved: the last columns count them.")
+
+appkit.next_lesson(__file__)

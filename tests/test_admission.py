@@ -1,10 +1,11 @@
-"""DSpark Algorithm 1 and the Appendix A counterexample, with the seed's exact numbers."""
+"""The stopping scheduler and the Appendix A counterexample: the source's p, q and 0.85, and this
+app's worked example for the scheduler's numbers."""
 import pytest
 
-from specviz.lessons.admission import (APPENDIX_A, POLICIES, algorithm1, exact_p_a, running_frequency, simulate,
-                               survival)
+from specviz.lessons.admission import (APPENDIX_A, POLICIES, WORKED_EXAMPLE, algorithm1, exact_p_a,
+                                       running_frequency, simulate, survival)
 
-SPS = APPENDIX_A["sps"]
+SPS = WORKED_EXAMPLE["sps"]
 
 
 def test_prefix_survival_multiplies_conditional_confidences():
@@ -79,3 +80,9 @@ def test_padding_to_the_widest_request_wastes_slots():
     assert padding([3, 0, 1]) == {"ragged": 7, "padded": 12, "wasted": 5}
     rows = by_load([[0.9, 0.9], [0.2]], [10.0, 9.5, 9.0, 8.0])
     assert [r["requests"] for r in rows] == [1, 2] and rows[0]["lengths"] == [2]
+
+
+def test_the_sources_numbers_give_the_sources_085():
+    p, q = APPENDIX_A["p"], APPENDIX_A["q"]
+    assert exact_p_a("retrospective", p, q) == APPENDIX_A["p_a_retrospective"] == 0.85
+    assert exact_p_a("non_anticipating", p, q) == p[0] == 0.7

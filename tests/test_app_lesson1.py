@@ -45,7 +45,7 @@ def test_next_phase_reveals_draft_then_verify_then_commit():
     at = lesson()
     press(at, "Next phase")
     assert phase(at) == "1. draft" and "not computed yet" in html(at)
-    assert at.radio(key="l1_guess_0") is not None          # predict before stepping
+    assert at.radio(key="keep_predict_l1_0") is not None          # predict before stepping
     press(at, "Next phase")
     assert phase(at) == "2. verify" and "not computed yet" not in html(at)
     assert "n_matches = sum(cumsum &lt; 1)" in html(at)
@@ -57,9 +57,21 @@ def test_next_phase_reveals_draft_then_verify_then_commit():
 def test_a_prediction_is_compared_with_the_answer():
     at = lesson()
     press(at, "Next phase")
-    at.radio(key="l1_guess_0").set_value(0).run()
+    at.radio(key="keep_predict_l1_0").set_value(0).run()
+    assert phase(at) == "2. verify"                        # a prediction made, the verdicts are revealed
+    assert "You predicted 0; the target kept" in md(at)
     press(at, "Next phase")
     assert "You predicted 0; the target kept" in md(at)
+
+
+def test_the_round_log_holds_back_the_verdict_of_the_round_being_drafted():
+    at = lesson()
+    press(at, "Next round")
+    press(at, "Next phase")                                # round 2, draft phase
+    assert "<b>round 2</b>" in html(at) and phase(at) == "1. draft"
+    assert list(at.dataframe[0].value["round"]) == [1]
+    press(at, "Next phase")
+    assert list(at.dataframe[0].value["round"]) == [1, 2]
 
 
 def test_next_round_back_and_reset_move_through_recorded_rounds():

@@ -24,7 +24,8 @@ ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-f
 PAGES = [("", "Draft, then verify"), ("draft_and_verify", "Draft and verify"),
          ("sampling_lossless", "Sampling stays lossless"),
          ("parallel_drafting", "Parallel drafting"), ("verification_budget", "Verification budget"), ("biased_admission", "Biased admission"), ("dloop", "DLoop"),
-         ("cost_per_token", "Cost per token"), ("reading_a_speedup", "Reading a speedup")]
+         ("cost_per_token", "Cost per token"), ("reading_a_speedup", "Reading a speedup"),
+         ("inside_a_round", "Inside a round"), ("glossary", "Glossary")]
 
 sync_api = pytest.importorskip("playwright.sync_api")
 if not Path(CHROMIUM).exists():
@@ -211,6 +212,8 @@ def test_home_race_in_presenter_mode(app, browser):
     errors = []
     page = open_page(browser, app, errors)
     page.get_by_text("Presenter mode").click()
+    settle(page)
+    page.get_by_role("button", name="Reveal").click()   # the race waits for the prediction's answer
     settle(page)
     page.get_by_role("button", name="Start the race").click()
     settle(page)

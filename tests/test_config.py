@@ -44,7 +44,9 @@ def test_the_examples_commented_out_in_the_example_are_valid_once_uncommented(tm
     body = text[text.index("# [sets.qwen]"):]
     uncommented = re.sub(r"^# ?", "", body, flags=re.M)
     c = load_config(write(tmp_path, text[:text.index("# [sets.qwen]")] + uncommented))
-    assert list(c.sets) == ["embedded", "qwen", "local-llama"]
+    assert list(c.sets) == ["embedded", "qwen", "local-llama", "qwen3-8b"]
+    assert c.sets["qwen3-8b"].drafters == {"dflash": "z-lab/Qwen3-8B-DFlash-b16",
+                                           "dspark": "deepseek-ai/dspark_qwen3_8b_block7"}
     assert c.sets["qwen"].target == "Qwen/Qwen2.5-1.5B-Instruct"
     assert c.sets["qwen"].drafters == {"qwen-small": "Qwen/Qwen2.5-0.5B-Instruct"}
     assert c.sets["qwen"].trust_remote_code is False

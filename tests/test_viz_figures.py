@@ -12,7 +12,7 @@ from tests.test_viz_tokens import greedy_round
 def test_pq_bars_show_both_distributions_with_safe_labels():
     fig = distributions.pq_bars([" to", "<b>"], [0.7, 0.3], [0.5, 0.5])
     assert [t.name for t in fig.data] == ["p (target)", "q (drafter)"]
-    assert list(fig.data[0].x) == ["·to", "‹b›"] and list(fig.data[1].y) == [0.5, 0.5]
+    assert list(fig.data[0].x) == [" to", "‹b›"] and list(fig.data[1].y) == [0.5, 0.5]
 
 
 def test_rebuild_bars_stack_min_and_residual_to_p():
@@ -42,9 +42,23 @@ def test_break_even_curve_crosses_plain_decoding_at_round_over_baseline():
     assert fig.data[1].y[0] == 7.0
 
 
-def test_width_cost_labels_each_width_relative_to_one_token():
-    fig = costs.width_cost([{"width": 1, "ms": 5.0, "relative": 1.0}, {"width": 8, "ms": 7.5, "relative": 1.5}])
-    assert list(fig.data[0].text) == ["1.00×", "1.50×"]
+def test_width_cost_labels_the_fitted_line_relative_to_one_token_beside_the_raw_points():
+    fig = costs.width_cost([{"width": 1, "ms": 5.2, "fitted_ms": 5.0, "relative": 1.0},
+                            {"width": 8, "ms": 7.1, "fitted_ms": 7.5, "relative": 1.5}])
+    raw, line = fig.data
+    assert list(raw.y) == [5.2, 7.1] and raw.marker.opacity < 1
+    assert list(line.y) == [5.0, 7.5] and list(line.text) == ["1.00×", "1.50×"]
+
+
+def test_one_outlier_round_does_not_squash_the_others():
+    from types import SimpleNamespace
+    rounds = [SimpleNamespace(index=i, draft_ms=2.0, verify_ms=10.0, overhead_ms=1.0, total_ms=13.0, emitted=[0, 1])
+              for i in range(5)]
+    rounds[2] = SimpleNamespace(index=2, draft_ms=2.0, verify_ms=197.0, overhead_ms=1.0, total_ms=200.0, emitted=[0])
+    fig = costs.round_costs(rounds)
+    assert fig.layout.yaxis.range[1] == pytest.approx(3 * 13.0 * 1.1)      # cut at 3× the median round
+    assert [a.text for a in fig.layout.annotations] == ["↑ 200 ms (axis cut)"]
+    assert costs.round_costs(rounds[:2] + rounds[3:]).layout.yaxis.range is None
 
 
 def test_theta_bars_show_the_appendix_a_values():
@@ -74,6 +88,9 @@ def test_parallel_figures_draw_their_numbers():
     fig = parallel.sample_bars({"dflash": {" of problem": 7}}, [" of course", " of problem"], 20)
     assert list(fig.data[0].y) == [0, 7] and "20 sampled" in fig.layout.title.text
     assert list(parallel.position_lines({"dflash": [0.8, 0.4]}).data[0].x) == [1, 2]
-    fig = parallel.cost_lines([{"drafter": "ar", "k": 1, "draft_ms": 2.0}, {"drafter": "ar", "k": 4, "draft_ms": 8.0},
-                               {"drafter": "dflash", "k": 4, "draft_ms": 3.0}])
+    from specviz.lessons.protocol import spread
+    fig = parallel.cost_lines([{"drafter": d, "k": k, "draft_ms": spread(ms).median, "spread": spread(ms)}
+                               for d, k, ms in [("ar", 1, [1.5, 2.0, 2.5]), ("ar", 4, [7.0, 8.0, 8.5]),
+                                                ("dflash", 4, [3.0, 3.0, 3.0])]])
     assert [t.name for t in fig.data] == ["ar", "dflash"] and list(fig.data[0].y) == [2.0, 8.0]
+    assert list(fig.data[0].error_y.array) == [0.5, 0.5] and list(fig.data[0].error_y.arrayminus) == [0.5, 1.0]

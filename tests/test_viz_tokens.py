@@ -32,7 +32,7 @@ def test_every_token_string_is_escaped():
 
 def test_spaces_and_newlines_stay_visible_in_chips():
     assert tokens.esc("\n") == "↵" and tokens.esc("") == "∅"
-    assert "sv-space" in tokens.esc(" a")
+    assert tokens.esc(" a") == " a" and tokens.esc("of course") == "of course"   # words read as words
     # a lone-space token is a full-colour sign, not a faint dot that vanishes on a projector
     assert tokens.esc(" ") == "␣" and tokens.esc("  ") == "␣␣"
 
@@ -62,6 +62,21 @@ def test_a_stop_rule_drop_is_not_shown_as_a_rejection():
                                          "stop_rule_applied": True})
     html = tokens.block_html(r, "verify")
     assert "stop rule" in html and "✗" not in html
+
+
+def test_the_stop_rule_token_is_labelled_as_the_targets_own_not_a_correction():
+    # the block hit a stop and matched whole: the target supplies the last proposal's token itself
+    r = greedy_round(accepted=2, target_choice=[10, 11, 12, 14],
+                     greedy={"mismatch": [0, 0, 0], "cumsum": [0, 0, 0], "n_matches": 2, "stop_rule_applied": True},
+                     emitted=[{"id": 10, "text": " a", "kind": "accepted"}, {"id": 11, "text": "<b>", "kind": "accepted"},
+                              {"id": 12, "text": " c", "kind": "stop"}])
+    html = tokens.block_html(r, "commit")
+    assert "sv-stop" in html and "equal to the proposal" in html
+    assert "sv-correction" not in html and "correction" not in html
+    assert "sv-gen-stop" in tokens.committed_html("P", [r], 1, "commit")
+    assert tokens.summary(r) == ("kept 2 of 3 proposals + 1 token the target supplies at the stop rule = 3 tokens "
+                                 "from one target pass")
+    assert tokens.log_rows([r])[0]["last"] == "stop"
 
 
 def test_committed_text_shows_a_rounds_tokens_only_at_commit():
@@ -132,18 +147,16 @@ def test_dloop_stages_show_the_gate_and_dspark_the_survival():
     assert stages.stages_html({"threshold": None, "stages": [{}]}, []) == ""
 
 
-def test_the_price_of_a_second_stage_reads_as_a_table_and_one_sentence():
+def test_the_price_of_a_later_stage_reads_as_a_table_and_one_sentence_per_drafter():
     from specviz.viz import stages
-    rows = [{"threshold": -2.0, "opens": 0.0, "first_stage_whole": None, "tokens_added": None, "worth_ms": None,
-             "stage_ms": 6.0, "pays": None},
-            {"threshold": -4.0, "opens": 0.5, "first_stage_whole": 0.4, "tokens_added": 0.6, "worth_ms": 8.4,
-             "stage_ms": 6.0, "pays": True}]
-    result = {"token_ms": 14.0, "stage_ms": 6.0, "tokens_needed": 6 / 14, "rounds": 20, "rows": rows}
-    closed, opened = stages.earnings_rows(result)
-    assert closed["pays for itself"] == closed["tokens the second stage added"] == "–"
-    assert opened == {"g": -4.0, "gate opens in": "50% of rounds", "first stage survived whole": "40%",
-                      "tokens the second stage added": "0.60", "pays for itself": "yes: 8.4 ms > 6.0 ms"}
-    assert stages.earnings_verdict(result) == ("A second stage costs 6.0 ms, the price of 0.43 tokens at 14.0 ms "
-                                               "each; it added more at g = -4.")
-    assert "not slower" in stages.earnings_verdict(dict(result, stage_ms=-0.8))   # noise, named as such
-    assert "nothing to price" in stages.earnings_verdict(dict(result, rounds=0))
+    price = {"drafter": "dloop", "looped": 0.5, "extra_stages": 0.5, "token_ms": 14.0}
+    shut = dict(price, threshold=-2.0, looped=0.0, extra_stages=0.0, stage_ms=None, tokens_added=None,
+                tokens_needed=None, verdict="gate never opened")
+    opened = dict(price, threshold=-4.0, stage_ms=6.0, tokens_added=0.6, tokens_needed=6 / 14, verdict="pays")
+    closed_row, opened_row = stages.price_rows([shut, opened])
+    assert closed_row["pays for itself"] == "gate never opened" and closed_row["it added"] == "–"
+    assert opened_row == {"drafter": "dloop", "g": "-4", "rounds that drafted again": "50%",
+                          "a later stage costs": "6.0 ms", "it added": "0.60 tokens",
+                          "worth": "8.4 ms (at 14.0 ms a token)", "pays for itself": "pays"}
+    assert stages.price_verdict([shut, opened], "dloop") == ("dloop: at g = -4 the stages it added paid for "
+                                                             "themselves; at g = -2 the gate never opened.")

@@ -1,14 +1,17 @@
-"""Which drafted tokens enter verification: DSpark's Algorithm 1 and the Appendix A counterexample.
+"""Which drafted tokens enter verification: DSpark's scheduler and the Appendix A counterexample.
 
-Algorithm 1 (DSpark §3.2.2): every request starts with its anchor, B = R slots, tau = R
-expected tokens, Theta = tau * SPS(B). Candidates (r, j) are taken in descending prefix
-survival a_{r,j}; each adds one slot and a_{r,j} expected tokens; keep while Theta improves and
-stop at the first non-improvement. The stop is what makes admission non-anticipating.
+From the source (How speculative decoding checks ahead, on DSpark): the scheduler prices expected
+committed output against a profiled table of target steps per second (SPS) and stops at the first
+non-improving extension; Appendix A's two-token vocabulary has target (A, B) = (0.7, 0.3) and
+proposal (0.5, 0.5), and a retrospective policy gives P(A) = 0.5 + 0.5 * 0.7 = 0.85, not 0.7.
 
-Appendix A: R = 1, gamma = 2, a_1 = 0.8, SPS = (1.0, 0.5, 0.45). Theta0 = 1.0, Theta1 = 0.9;
-c_2 = 0.9 gives Theta2 = 1.134 (admit both), c_2 = 0 gives Theta2 = 0.81 (admit none). A
-search that skips the stop looks at c_2, which depends on the sampled x_1, so it admits x_1 = A
-and not x_1 = B: with target (0.7, 0.3) and proposal (0.5, 0.5), P(A) = 0.5*1 + 0.5*0.7 = 0.85.
+This app's notation and worked example (not the source's): `algorithm1` starts every request
+with its anchor, B = R slots, tau = R expected tokens, Theta = tau * SPS(B); candidates (r, j)
+are taken in descending prefix survival a_{r,j}, each adding one slot and a_{r,j} expected tokens,
+kept while Theta improves, stopping at the first non-improvement. WORKED_EXAMPLE: R = 1, two
+drafted tokens, a_1 = 0.8, SPS = (1.0, 0.5, 0.45): Theta0 = 1.0, Theta1 = 0.9; c_2 = 0.9 gives
+Theta2 = 1.134 (admit both), c_2 = 0 gives Theta2 = 0.81 (admit none). A search that skips the
+stop looks at c_2, which depends on the sampled x_1, so it admits x_1 = A and not x_1 = B.
 
 Policies (for the first output token of one request, two-token vocabulary {A, B}):
   retrospective      search without the stop: admits the drafted x_1 only when x_1 = A
@@ -23,8 +26,10 @@ from dataclasses import dataclass
 
 from specviz.generator.verify import accept_probability
 
-APPENDIX_A = {"a1": 0.8, "sps": (1.0, 0.5, 0.45), "c2_after_a": 0.9, "c2_after_b": 0.0,
-              "p": (0.7, 0.3), "q": (0.5, 0.5)}
+APPENDIX_A = {"p": (0.7, 0.3), "q": (0.5, 0.5), "p_a_retrospective": 0.85}   # the source's numbers
+# this app's worked example: the source gives none of these; chosen so that a search without the
+# stop admits x_1 = A (its continuation looks confident) and not x_1 = B
+WORKED_EXAMPLE = {"a1": 0.8, "sps": (1.0, 0.5, 0.45), "c2_after_a": 0.9, "c2_after_b": 0.0}
 POLICIES = ("retrospective", "non_anticipating", "two_steps_earlier")
 
 
@@ -81,7 +86,7 @@ def algorithm1(confidences: list[list[float]], sps, stop_at_first_non_improvemen
             break
         B, tau = B + 1, tau + a
         theta = tau * sps[B - 1]
-        improved = theta > best
+        improved = theta > best * (1 + 1e-9)   # a tie is no improvement, even when rounding says +1 ulp
         steps.append(Step(r, j, a, B, tau, theta, improved))
         if improved:
             best, best_len = theta, len(steps)
@@ -133,8 +138,9 @@ def _admits(policy: str, x1: int, older_x1: int, setup: dict) -> bool:
     return algorithm1([[setup["a1"], c2(looked_at)]], setup["sps"], stop_at_first_non_improvement=False)["lengths"][0] > 0
 
 
-def simulate(policy: str, n: int, p=(0.7, 0.3), q=(0.5, 0.5), seed: int = 0, setup: dict = APPENDIX_A) -> list[int]:
-    """n independent rounds of the Appendix A setup; the first output token of each (0 = A).
+def simulate(policy: str, n: int, p=(0.7, 0.3), q=(0.5, 0.5), seed: int = 0, setup: dict = WORKED_EXAMPLE) -> list[int]:
+    """n independent rounds of the Appendix A setup (the scheduler numbers: this app's worked
+    example); the first output token of each (0 = A).
 
     Each round drafts x_1 ~ q (and, for two_steps_earlier, the older draw whose confidences
     set the capacity), asks the policy, then verifies x_1 with the speculative-sampling rule or

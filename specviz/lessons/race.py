@@ -22,6 +22,7 @@ What it leaves out: prefill (time to first token); both runners pay it before th
 from dataclasses import dataclass, field
 
 from specviz.generator.engine import Generation, Settings
+from specviz.generator.models import DRAFTER_LABELS
 from specviz.lessons import protocol
 from specviz.lessons.cost import trace_costs
 
@@ -46,7 +47,8 @@ class Runner:
 def start(models, prompt: str, speculative: Settings) -> list[Runner]:
     """Two runners: plain decoding (same verifier and sampling, no drafter) and `speculative`."""
     return [Runner("plain decoding", Generation(models, prompt, speculative.plain())),
-            Runner(f"speculative ({speculative.drafter}, k={speculative.block_size})",
+            Runner(f"speculative ({DRAFTER_LABELS.get(speculative.drafter, speculative.drafter)}, "
+                   f"k={speculative.block_size})",
                    Generation(models, prompt, speculative))]
 
 

@@ -12,12 +12,14 @@ from specviz.viz.style import ACCEPTED, DRAFTER, TARGET, CORRECTION
 
 
 def label(text: str) -> str:
-    """Axis label for a token: spaces as a middle dot, angle brackets neutralised.
+    """Axis label for a token: a token of spaces alone as ␣ (words keep their spaces), angle brackets
+    neutralised.
 
-    >>> label(" to"), label("<b>")
-    ('·to', '‹b›')
+    >>> label(" to"), label("the token"), label(" "), label("<b>")
+    (' to', 'the token', '␣', '‹b›')
     """
-    return (text.replace(" ", "·").replace("\n", "↵").replace("<", "‹").replace(">", "›")) or "∅"
+    shown = text if text.strip(" ") else text.replace(" ", "␣")
+    return (shown.replace("\n", "↵").replace("<", "‹").replace(">", "›")) or "∅"
 
 
 def pq_bars(labels: list[str], p: list[float], q: list[float], title: str = "target p vs drafter q") -> go.Figure:

@@ -24,7 +24,7 @@ def history_label(tokens: list[str], i: int) -> str:
     """H followed by the first i proposals, escaped.
 
     >>> history_label([" a", "<b>"], 2)
-    'H <span class="sv-space">·</span>a &lt;b&gt;'
+    'H  a &lt;b&gt;'
     """
     return "H" + "".join(" " + esc(t) for t in tokens[:i])
 

@@ -1,7 +1,8 @@
 """One palette and one stylesheet for every page, plus the larger presenter-mode type.
 
 Colours carry meaning across lessons: the target (p) is blue, the drafter (q) amber, accepted
-tokens green, rejected red, corrections orange, bonus tokens violet.
+tokens green, rejected red, corrections orange, bonus tokens violet, and the token the target
+supplies itself under the stop rule blue (it equals the proposal: nothing was wrong).
 """
 TARGET = "#2563eb"
 DRAFTER = "#f59e0b"
@@ -19,17 +20,18 @@ CSS = f"""
   border: 2px solid {MUTED}; background: #f8fafc; font-family: ui-monospace, monospace; white-space: pre;
   line-height: 1.5; }}
 .sv-chip small {{ font-family: sans-serif; color: #475569; margin-left: 0.3em; }}
-.sv-space {{ color: #cbd5e1; }}
 .sv-proposal {{ border-color: {DRAFTER}; background: #fffbeb; }}
 .sv-accepted {{ border-color: {ACCEPTED}; background: #f0fdf4; }}
 .sv-rejected {{ border-color: {REJECTED}; background: #fef2f2; text-decoration: line-through; }}
 .sv-discarded {{ border-color: #cbd5e1; color: #94a3b8; background: #f8fafc; text-decoration: line-through; }}
 .sv-correction {{ border-color: {CORRECTION}; background: #fff7ed; font-weight: 600; }}
 .sv-bonus {{ border-color: {BONUS}; background: #f5f3ff; font-weight: 600; }}
-.sv-new {{ box-shadow: 0 0 0 3px #fde68a; }}
+.sv-stop {{ border-color: {TARGET}; background: #eff6ff; font-weight: 600; }}
+.sv-new {{ box-shadow: inset 0 -0.2em 0 #f59e0b; }}   /* inside its own box: a neighbour's comma stays visible */
 .sv-gen-accepted {{ background: #dcfce7; border-radius: 0.25em; }}
 .sv-gen-correction {{ background: #ffedd5; border-radius: 0.25em; }}
 .sv-gen-bonus {{ background: #ede9fe; border-radius: 0.25em; }}
+.sv-gen-stop {{ background: #dbeafe; border-radius: 0.25em; }}
 .sv-mark {{ font-weight: 700; margin-left: 0.2em; }}
 .sv-mark.ok {{ color: {ACCEPTED}; }} .sv-mark.no {{ color: {REJECTED}; }}
 table.sv-table {{ border-collapse: collapse; width: 100%; font-size: 0.95rem; }}
@@ -57,22 +59,41 @@ table.sv-table td.num {{ text-align: right; font-variant-numeric: tabular-nums; 
   background: #f8fafc; border: 1px solid #e2e8f0; }}
 """
 
-# Large type for the room, in the main area. The sidebar is the presenter's panel: its type grows
-# with the root size only, and a lesson name too long for its width wraps instead of being cut.
-# Button labels keep the root size and lose their shortcut hints (the pages name the keys), so
-# that five stepper buttons in a row still show their whole labels.
+# Large type for the room, in the main area, fitted to a projector's 1024 or 1280 pixels. The sidebar
+# starts collapsed (appkit.frame); when opened it is the presenter's panel: its type grows with the
+# root size only, and a lesson name too long for its width wraps instead of being cut.
+# Nothing may reach past the right edge: columns too narrow for the large type wrap onto the next
+# row, labels wrap at spaces (never inside a word), and a figure or table wider than the page
+# scrolls inside its own box. Button labels keep the root size and lose their shortcut hints (the
+# pages name the keys); a metric's value stays larger than its label.
 PRESENTER_CSS = """
 html, body, [data-testid="stAppViewContainer"] { font-size: 21px; }
+[data-testid="stMainBlockContainer"] { padding: 3rem 1.2rem 3rem !important; max-width: 100% !important; }
 [data-testid="stMain"] [data-testid="stMarkdownContainer"] p,
 [data-testid="stMain"] [data-testid="stMarkdownContainer"] li { font-size: 1.3rem; }
 [data-testid="stSidebarNav"] a span, [data-testid="stSidebarNav"] .stMarkdownEllipsis,
 [data-testid="stSidebarNav"] p { white-space: normal !important; overflow: visible !important;
   text-overflow: clip !important; line-height: 1.3 !important; }
 [data-testid="stSidebarNav"] a { height: auto !important; }
+[data-testid="stMain"] [data-testid="stHorizontalBlock"] { flex-wrap: wrap !important; }
+[data-testid="stMain"] [data-testid="stColumn"] { min-width: min(100%, 11rem) !important; }
+[data-testid="stMain"] [data-testid="stWidgetLabel"] p { font-size: 1rem !important; }
+[data-testid="stMain"] [data-testid="stWidgetLabel"] *, [data-testid="stMain"] button p,
+[data-testid="stMain"] [data-testid="stMetricLabel"] *, [data-testid="stMain"] [data-testid="stMetricValue"] * {
+  white-space: normal !important; overflow: visible !important; text-overflow: clip !important;
+  word-break: normal !important; overflow-wrap: normal !important; }
+[data-testid="stMain"] button { height: auto !important; }
 [data-testid="stMain"] button [data-testid="stMarkdownContainer"] p { font-size: 1rem; }
 [data-testid="stMain"] button kbd { display: none; }
-h1 { font-size: 3rem !important; } h2 { font-size: 2.2rem !important; } h3 { font-size: 1.7rem !important; }
-.sv-text { font-size: 1.7rem; } .sv-chip { font-size: 1.3rem; } table.sv-table { font-size: 1.2rem; }
+[data-testid="stMain"] [data-testid="stMetricLabel"] p { font-size: 0.9rem !important; }
+[data-testid="stMain"] [data-testid="stMetricValue"] { font-size: 1.8rem !important; height: auto !important; }
+[data-testid="stMain"] [data-testid="stMetricValue"] * { line-height: 1.2 !important; font-size: 1.8rem !important; }
+[data-testid="stMain"] [data-testid="stHtml"], [data-testid="stMain"] [data-testid="stTable"],
+[data-testid="stMain"] [data-testid="stMarkdownContainer"] { max-width: 100%; overflow-x: auto; }
+[data-testid="stMain"] [data-testid="stTable"] td, [data-testid="stMain"] [data-testid="stTable"] th {
+  white-space: normal !important; }
+h1 { font-size: 2.4rem !important; } h2 { font-size: 1.9rem !important; } h3 { font-size: 1.5rem !important; }
+.sv-text { font-size: 1.7rem; } .sv-chip { font-size: 1.3rem; } table.sv-table { font-size: 1.1rem; }
 .sv-cell { font-size: 1.15rem; } .sv-race { font-size: 1.5rem; }
 """
 

@@ -1,7 +1,8 @@
 """Escaped HTML for token text: chips, the committed text, the drafted block, the round log.
 
 A recorded round is revealed in three phases (PHASES): draft (only the proposals exist),
-verify (the target's verdicts), commit (accepted prefix plus correction or bonus). Each builder
+verify (the target's verdicts), commit (accepted prefix plus correction, bonus, or the token the
+target supplies itself when the stop rule fires, which equals the proposal). Each builder
 takes the phase so a page can show a round that has already run, one step at a time.
 
 Token text comes from the tokenizer and from whatever a user typed, so every string goes
@@ -12,24 +13,26 @@ What it leaves out: the per-history p/q table and the cache strip (see `historie
 import html
 
 PHASES = ("draft", "verify", "commit")
-KIND_LABEL = {"accepted": "accepted", "correction": "correction", "bonus": "bonus"}
+KIND_LABEL = {"accepted": "accepted", "correction": "correction", "bonus": "bonus",
+              "stop": "stop rule: the target's own token, equal to the proposal"}
 
 
 def esc(text: str, visible_space: bool = True) -> str:
-    """Escape token text for HTML; show spaces and newlines so a chip's content is never blank.
+    """Escape token text for HTML; show newlines, and a token of spaces alone, so a chip is never blank.
 
     >>> esc("<b>")
     '&lt;b&gt;'
-    >>> esc(" to")
-    '<span class="sv-space">·</span>to'
+    >>> esc(" to"), esc("the token")
+    (' to', 'the token')
     >>> esc(" ")
     '␣'
     """
     out = html.escape(text)
-    if visible_space:
-        # a leading space is a faint dot; a token of spaces alone would be a faint dot on its
-        # own, too light to see on a projector, so it gets the open-box sign in full colour
-        out = out.replace(" ", '<span class="sv-space">·</span>' if text.strip(" ") else "␣")
+    if visible_space and not text.strip(" "):
+        # a space among letters stays a space, so "the token" reads as words (a chip keeps a
+        # leading space as a gap inside its border); a token of spaces alone would be an empty
+        # chip, so it gets the open-box sign
+        out = out.replace(" ", "␣")
     return out.replace("\n", "↵").replace("\t", "⇥") or "∅"
 
 
@@ -101,7 +104,7 @@ def block_html(r, phase: str) -> str:
         last = r.emitted[-1]
         if last["kind"] != "accepted":
             out.append('<span class="sv-chip" style="border:none;background:none">→</span>')
-            out.append(chip(last["text"], last["kind"], note=last["kind"]))
+            out.append(chip(last["text"], last["kind"], note=KIND_LABEL[last["kind"]]))
     return '<div class="sv-text">' + "".join(out) + "</div>"
 
 
@@ -111,9 +114,16 @@ def summary(r) -> str:
     >>> from types import SimpleNamespace as R
     >>> summary(R(proposed=[1, 2, 3], accepted=2, emitted=[{"kind": "accepted"}] * 2 + [{"kind": "correction"}]))
     'kept 2 of 3 proposals + 1 correction = 3 tokens from one target pass'
+    >>> summary(R(proposed=[1, 2], accepted=1, emitted=[{"kind": "accepted"}, {"kind": "stop"}]))
+    'kept 1 of 2 proposals + 1 token the target supplies at the stop rule = 2 tokens from one target pass'
+    >>> summary(R(proposed=[], accepted=0, emitted=[{"kind": "bonus"}]))
+    'the drafter proposed nothing: the target supplied 1 token of its own from one target pass'
     """
+    if not r.proposed:   # prompt lookup finds no earlier match: the round is a plain step
+        return "the drafter proposed nothing: the target supplied 1 token of its own from one target pass"
     last = r.emitted[-1]["kind"] if r.emitted else None
-    extra = f" + 1 {last}" if last in ("correction", "bonus") else ""
+    extra = {"correction": " + 1 correction", "bonus": " + 1 bonus",
+             "stop": " + 1 token the target supplies at the stop rule"}.get(last, "")
     n = len(r.emitted)
     return (f"kept {r.accepted} of {len(r.proposed)} proposals{extra} = {n} token{'s' if n != 1 else ''} "
             f"from one target pass")
