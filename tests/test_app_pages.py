@@ -42,7 +42,8 @@ def test_home_explains_and_links_every_lesson():
     links = [p.proto.page for p in at.get("page_link")]
     assert links == ["draft_and_verify", "sampling_lossless", "parallel_drafting", "verification_budget",
                      "biased_admission", "dloop", "cost_per_token", "reading_a_speedup", "inside_a_round",
-                     "glossary"]
+                     "glossary",
+                     "draft_and_verify"]     # the page's last link: on to the next lesson
 
 
 def test_home_race_shows_identical_greedy_text_and_measured_speeds():
