@@ -205,7 +205,8 @@ def test_lesson1_steps_three_rounds(app, browser):
     page.get_by_text("Presenter mode").click()
     settle(page)
     check(page, errors, "lesson1-presenter")
-    assert cut_labels(page, "[data-testid=stSidebarNav]") == []
+    # presenter mode folds the sidebar away (its labels are then hidden, not cut) and keeps buttons whole
+    sync_api.expect(page.locator('[data-testid="stSidebar"]')).to_have_attribute("data-collapsed", "true")
     assert cut_labels(page, "[data-testid=stMain] button") == []
     page.close()
 
@@ -222,7 +223,7 @@ def test_home_race_in_presenter_mode(app, browser):
     assert "speedup" in page.inner_text("body")
     check(page, errors, "home-race-presenter")
     assert page.locator('[data-testid="stSidebarNavLink"]').count() == len(PAGES)
-    assert cut_labels(page, "[data-testid=stSidebarNav]") == []
+    sync_api.expect(page.locator('[data-testid="stSidebar"]')).to_have_attribute("data-collapsed", "true")
     page.close()
 
 
