@@ -10,8 +10,8 @@ from streamlit.testing.v1 import AppTest
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 
 
-def open_page(path: str | None = None) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=120).run()
+def open_page(path: str | None = None, timeout: float = 120) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=timeout).run()
     if path:
         at.switch_page(path).run()
     assert not at.exception, [e.value for e in at.exception]

@@ -7,22 +7,17 @@ headings, alerts, metric labels, table and dataframe columns, widget labels and 
 student should not meet: the source files' numbers, snake_case identifiers, module paths, drafter keys.
 """
 import re
-from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
 from streamlit.testing.v1.element_tree import (AlertBase, Button, Dataframe, Expander, HeadingBase, Markdown, Metric,
                                                PageLink, Table, Widget)
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
+from tests.test_app_pages import open_page as open_app_page
 
 
 def open_page(path: str | None = None) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=180).run()
-    if path:
-        at.switch_page(path).run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
+    return open_app_page(path, timeout=180)    # every page, revealed: the slowest pages need longer
 
 
 def run(at: AppTest) -> AppTest:
