@@ -132,6 +132,19 @@ def block_slider(where, label: str, most: int, key: str) -> int:
     return where.slider(label, 1, top, key=key)
 
 
+def run_row(prefix: str, prompts: list[str], drafters: list[str], drafter_box: str, k_label: str,
+            most_k: int) -> int:
+    """One row of a live lesson's settings: prompt, drafter and k, kept under keep_<prefix>_*;
+    returns k."""
+    c1, c2, c3 = st.columns([3, 1, 1])
+    default(f"keep_{prefix}_prompt", prompts[0])
+    default(f"keep_{prefix}_drafter", drafters[0])
+    default(f"keep_{prefix}_k", 4)
+    c1.selectbox("Prompt", prompts, key=f"keep_{prefix}_prompt")
+    c2.selectbox(drafter_box, drafters, key=f"keep_{prefix}_drafter", format_func=drafter_label)
+    return block_slider(c3, k_label, most_k, f"keep_{prefix}_k")
+
+
 def check(prompt: str, settings) -> None:
     """Raise ValueError, with one sentence per excess, when a run asks for more than the host allows."""
     too_big = check_limits(limits(), prompt, settings)

@@ -49,14 +49,7 @@ if revealed:   # the calculator's verdict and its break-even are the answer
 # --- a live measurement --------------------------------------------------------------------------
 st.subheader("Measured on this machine, now")
 m = appkit.require_models()
-drafters = list(m.drafter_models)
-c1, c2, c3 = st.columns([3, 1, 1])
-appkit.default("keep_l7_prompt", PRESETS[0])
-appkit.default("keep_l7_drafter", drafters[0])
-appkit.default("keep_l7_k", 4)
-c1.selectbox("Prompt", PRESETS, key="keep_l7_prompt")
-c2.selectbox("Drafter", drafters, key="keep_l7_drafter", format_func=appkit.drafter_label)
-appkit.block_slider(c3, "k (proposals per round)", 12, "keep_l7_k")
+appkit.run_row("l7", PRESETS, list(m.drafter_models), "Drafter", "k (proposals per round)", 12)
 
 
 def run_measurement():

@@ -38,13 +38,7 @@ st.markdown(f"From {CHECKS}, on DFlash: the target processes the prompt; hidden 
 if not blocks:
     st.info("This model set has no block drafter, so this section cannot run here.")
 else:
-    c1, c2, c3 = st.columns([3, 1, 1])
-    appkit.default("keep_l9_prompt", PRESETS[0])
-    appkit.default("keep_l9_drafter", blocks[0])
-    appkit.default("keep_l9_k", 4)
-    c1.selectbox("Prompt", PRESETS, key="keep_l9_prompt")
-    c2.selectbox("Block drafter", blocks, key="keep_l9_drafter", format_func=appkit.drafter_label)
-    k = appkit.block_slider(c3, "Proposals k", 8, "keep_l9_k")
+    k = appkit.run_row("l9", PRESETS, blocks, "Block drafter", "Proposals k", 8)
     with appkit.engine():
         view = inside.drafter_view(m, S["keep_l9_prompt"], S["keep_l9_drafter"], k)
     layers = ", ".join(str(i) for i in view["target_layers"])
