@@ -43,6 +43,7 @@ def test_lesson4_live_admissions_shrink_with_load():
     at = open_page("pages/verification_budget.py")
     at.slider(key="keep_l4_R").set_value(4).run()
     button(at, "Draft, profile and allocate").click().run()
+    at.button(key="predict_reveal_l4").click().run()   # the load table is the prediction's answer
     assert not at.exception
     load = at.dataframe[1].value
     assert list(load["requests"]) == [1, 2, 3, 4]

@@ -34,7 +34,7 @@ def folders(tmp_path_factory, models):
     weights = layouts.native(root / "native-full", block_size=BLOCK, window=None)   # z-lab's layers see all
     layouts.native(root / "steered", block_size=BLOCK, seed=1, target=models.target, steer=COMMA)
     layouts.write(root / "zlab", layouts.zlab_config(BLOCK), layouts.zlab_weights(weights))
-    layouts.write(root / "dspark", layouts.deepspec_config(BLOCK - 1, 8, True),
+    layouts.write(root / "deepspec", layouts.deepspec_config(BLOCK - 1, 8, True),
                   layouts.deepspec_weights(weights, models.target, 8, True))
     layouts.write(root / "deepspec-plain", layouts.deepspec_config(BLOCK - 1, 0, False),
                   layouts.deepspec_weights(weights, models.target, 0, False))
@@ -45,11 +45,13 @@ def folders(tmp_path_factory, models):
 def published(models, folders):
     """The embedded set with the published drafters added under their folder names."""
     loaded = {name: load_model(folders / name, models.device, torch.float32, models.target)
-              for name in ("native", "native-full", "steered", "zlab", "dspark", "deepspec-plain")}
+              for name in ("native", "native-full", "steered", "zlab", "deepspec", "deepspec-plain")}
+    embedded = dict(models.drafter_models)
+    assert not embedded.keys() & loaded.keys(), "a published name must not hide an embedded drafter"
     models.drafter_models.update(loaded)
     yield models
-    for name in loaded:
-        del models.drafter_models[name]
+    models.drafter_models.clear()
+    models.drafter_models.update(embedded)
 
 
 def run(models, drafter: str, prompt: str, k: int = BLOCK - 1, new: int = NEW):
@@ -57,11 +59,11 @@ def run(models, drafter: str, prompt: str, k: int = BLOCK - 1, new: int = NEW):
 
 
 def test_each_layout_is_detected_and_named(published):
-    assert {d: published.kind(d) for d in ("native", "zlab", "dspark", "deepspec-plain")} == {
-        "native": "DFlash · transformers", "zlab": "DFlash · z-lab", "dspark": "DSpark · DeepSpec",
+    assert {d: published.kind(d) for d in ("native", "zlab", "deepspec", "deepspec-plain")} == {
+        "native": "DFlash · transformers", "zlab": "DFlash · z-lab", "deepspec": "DSpark · DeepSpec",
         "deepspec-plain": "DFlash · DeepSpec"}
-    assert published.kind("dspark") and published.kind("dflash") is None
-    assert "dspark" in published.block_drafters(confidence=True) and "zlab" not in published.block_drafters(markov=True)
+    assert published.kind("deepspec") and published.kind("dflash") is None
+    assert "deepspec" in published.block_drafters(confidence=True) and "zlab" not in published.block_drafters(markov=True)
 
 
 class Rounds(BaseStreamer):
@@ -120,7 +122,7 @@ def plain(published):
     return {p: run(published, None, p).new_ids for p in PROMPTS[:2]}
 
 
-@pytest.mark.parametrize("name,k", [("native", 4), ("zlab", 4), ("zlab", 2), ("dspark", 4), ("deepspec-plain", 3)])
+@pytest.mark.parametrize("name,k", [("native", 4), ("zlab", 4), ("zlab", 2), ("deepspec", 4), ("deepspec-plain", 3)])
 def test_published_drafters_are_lossless(published, plain, name, k):
     for prompt in PROMPTS[:2]:
         assert run(published, name, prompt, k).new_ids == plain[prompt], (name, k, prompt)
@@ -136,9 +138,9 @@ def test_zlab_layout_is_transformers_network_under_other_names(published):
 def test_deepspec_markov_head_adds_w2_w1_of_the_previous_token(published, folders):
     """DSpark's q_i = softmax(base_i + W2 W1[x_(i-1)]), with W1 and W2 read straight from the file
     and base_i from the same backbone without the heads (the deepspec-plain checkpoint)."""
-    raw = load_file(folders / "dspark" / "model.safetensors")
+    raw = load_file(folders / "deepspec" / "model.safetensors")
     w1, w2 = (raw[f"markov_head.markov_w{i}.weight"].to(published.device) for i in (1, 2))
-    g = Generation(published, PROMPTS[0], Settings.greedy("dspark", 8, block_size=3))
+    g = Generation(published, PROMPTS[0], Settings.greedy("deepspec", 8, block_size=3))
     tokens = [11, 13, 267]
     spark = g.drafter.score(g.committed, tokens)["sequential_dists"]
     g_plain = Generation(published, PROMPTS[0], Settings.greedy("deepspec-plain", 8, block_size=3))
@@ -152,7 +154,7 @@ def test_deepspec_markov_head_adds_w2_w1_of_the_previous_token(published, folder
 
 
 def test_deepspec_embeddings_equal_to_the_targets_are_the_targets(published):
-    model = published.drafter_models["dspark"]
+    model = published.drafter_models["deepspec"]
     assert model.embed.__self__._target_io == (published.target.get_input_embeddings(),
                                                 published.target.get_output_embeddings())
 
@@ -190,7 +192,7 @@ REFUSALS = {
               "layers.1.self_attn.k_proj.weight has shape [32, 384], the config asks for [64, 384]"),
     "zlab vocabulary": ("zlab", lambda c: c | {"vocab_size": 5000}, None,
                         "made for a vocabulary of 5000 tokens; the target scores 4096"),
-    "deepspec vocabulary": ("dspark", None, lambda w: w | {"embed_tokens.weight": torch.zeros(5000, 384)},
+    "deepspec vocabulary": ("deepspec", None, lambda w: w | {"embed_tokens.weight": torch.zeros(5000, 384)},
                             "made for a vocabulary of 5000 tokens; the target scores 4096"),
     "layers": ("native", lambda c: c | {"target_layer_ids": [1, 4, 8]}, None,
                "reads target layers [8], but the target has layers 0..7"),
@@ -198,7 +200,7 @@ REFUSALS = {
               "made for a target of 36 layers; this target has 8"),
     "hidden": ("zlab", lambda c: c | {"hidden_size": 256}, None, "hidden size 256; the target's is 384"),
     "dflash2": ("zlab", lambda c: c | {"architectures": ["DFlash2DraftModel"]}, None, "DFlash2"),
-    "gated head": ("dspark", lambda c: c | {"markov_head_type": "gated"}, None,
+    "gated head": ("deepspec", lambda c: c | {"markov_head_type": "gated"}, None,
                    "only DSpark's vanilla Markov head is supported"),
 }
 
