@@ -82,7 +82,9 @@ def spread_label(s: dict) -> str:
 
 def cmd_bench(args):
     from specviz.lessons.bench import bench
-    m = load()
+    if args.set and not args.config:
+        sys.exit("error: --set names a model set of a config file: give --config FILE too")
+    m = load_configured(args.config, args.set)[0] if args.config else load()
     drafters = [d for d in (args.drafters.split(",") if args.drafters else m.drafter_models)]
     ks = [int(k) for k in args.block_sizes.split(",")]
     res = bench(m, drafters, ks, args.max_new_tokens, args.repeats,
@@ -166,6 +168,8 @@ def main(argv=None):
     s.add_argument("--block-sizes", default="2,3,4,6,8")
     s.add_argument("--max-new-tokens", type=int, default=64)
     s.add_argument("--repeats", type=int, default=2)
+    s.add_argument("--config", help="a host's config file; default: the embedded set")
+    s.add_argument("--set", help="the config's model set to bench (default: the config's default set)")
     s.add_argument("--json", action="store_true")
     s.set_defaults(fn=cmd_bench)
     s = sub.add_parser("profile", help="this machine: target speed by verification width, weight layouts")

@@ -3,8 +3,8 @@ from specviz.lessons.bench import bench, variants
 
 
 def test_dloop_is_tried_at_every_threshold_for_each_block_size():
-    assert list(variants("dloop", [2, 3], [-1.0, -4.0])) == ["k=2 g=-1.0", "k=2 g=-4.0", "k=3 g=-1.0", "k=3 g=-4.0"]
-    assert list(variants("dspark", [2, 3], [-1.0, -4.0])) == ["k=2", "k=3"]
+    assert list(variants(True, [2, 3], [-1.0, -4.0])) == ["k=2 g=-1.0", "k=2 g=-4.0", "k=3 g=-1.0", "k=3 g=-4.0"]
+    assert list(variants(False, [2, 3], [-1.0, -4.0])) == ["k=2", "k=3"]
 
 
 def test_stages_per_round_count_dloop_drafting_again(models):

@@ -97,3 +97,13 @@ def test_the_command_line_refuses_what_the_host_refuses(host):
     assert r.returncode != 0 and "Block size 20 is above this server's limit of 16" in r.stderr
     r = run("--set", "bad")
     assert r.returncode != 0 and "model set 'bad': drafter flash" in r.stderr
+
+
+def test_the_bench_runs_a_configured_set_and_loops_its_own_looping_drafters(host):
+    out = subprocess.run([sys.executable, "-m", "specviz", "bench", "--config", str(host / "specviz.toml"),
+                          "--set", "chat", "--drafters", "spark,spark-dloop", "--block-sizes", "3",
+                          "--max-new-tokens", "6", "--repeats", "1", "--json"],
+                         capture_output=True, text=True, check=True)
+    methods = json.loads(out.stdout)["methods"]
+    assert list(methods["spark"]["variants"]) == ["k=3"]
+    assert list(methods["spark-dloop"]["variants"]) == [f"k={k} g={g}" for k in (2, 3, 4) for g in (-1.0, -2.0, -4.0)]

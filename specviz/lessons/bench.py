@@ -21,7 +21,6 @@ What it leaves out: batch serving (many requests), prefill speed, time to first 
 import statistics
 
 from specviz.generator.engine import Generation, Settings
-from specviz.generator.models import LOOPING
 from specviz.generator.threads import fit_threads
 from specviz.lessons.checklist import hardware
 from specviz.lessons.cost import speedup, trace_costs
@@ -48,13 +47,15 @@ def run_once(models, prompt: str, settings: Settings) -> dict:
             "stages": c["stages_per_round"], "new_ids": trace.new_ids}
 
 
-def variants(drafter: str, block_sizes: list[int], thresholds: list[float]) -> dict:
+def variants(looping: bool, block_sizes: list[int], thresholds: list[float]) -> dict:
     """Label -> engine options for one drafter: every block size, and for DLoop every threshold.
 
-    >>> list(variants("dloop", [4], [-1.0, -2.0]))
+    >>> list(variants(True, [4], [-1.0, -2.0]))
     ['k=4 g=-1.0', 'k=4 g=-2.0']
+    >>> list(variants(False, [2, 4], [-1.0]))
+    ['k=2', 'k=4']
     """
-    if drafter not in LOOPING:
+    if not looping:
         return {f"k={k}": dict(block_size=k) for k in block_sizes}
     return {f"k={k} g={g}": dict(block_size=k, loop_threshold=g, max_stages=3)
             for k in block_sizes for g in thresholds}
@@ -71,8 +72,8 @@ def bench(models, drafters: list[str], block_sizes: list[int], max_new_tokens: i
     """
     configs = {"baseline": Settings.greedy(None, max_new_tokens)}
     for d in drafters:
-        ks = loop_block_sizes if d in LOOPING else block_sizes
-        for label, opts in variants(d, ks, thresholds).items():
+        looping = d in models.looping
+        for label, opts in variants(looping, loop_block_sizes if looping else block_sizes, thresholds).items():
             configs[f"{d}@{label}"] = Settings.greedy(d, max_new_tokens, **opts)
     threads = fit_threads(models)
     runs = {name: [] for name in configs}
@@ -104,7 +105,7 @@ def bench(models, drafters: list[str], block_sizes: list[int], max_new_tokens: i
                  for name, m in med.items() if name.split("@", 1)[0] == d}
         best = max(found, key=lambda v: found[v]["speedup"])
         opts = {k: v for k, v in vars(configs[f"{d}@{best}"]).items() if k in ("block_size", "loop_threshold")}
-        if d not in LOOPING:
+        if d not in models.looping:
             opts.pop("loop_threshold")
         methods[d] = dict(found[best], **opts, best=best, variants=found)
     return {"baseline": base, "methods": methods, "greedy_mismatches": mismatches,

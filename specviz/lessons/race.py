@@ -118,14 +118,15 @@ def verdict(plain: Runner, spec: Runner) -> dict:
             "wins": tokens_per_round > round_in_steps}
 
 
-def fastest_setting(models, prompt: str, drafters: list[str], block_sizes=(2, 4), tokens: int = 16,
-                    repeats: int = 1, progress=None) -> dict:
+def fastest_setting(models, prompt: str, drafters: list[str], block_sizes=(2, 4), tokens: int = 24,
+                    repeats: int = 3, progress=None) -> dict:
     """Measure every drafter at every block size against plain decoding on this server, the sides
     alternated (specviz.lessons.protocol), and return the fastest:
     {"drafter", "block_size", "speedup": Spread, "tried": {label: Spread}}.
 
-    Short and few by default (one counted run of 16 tokens after a warm-up, k = 2 and 4): it
-    chooses where the page opens, once per server, and the race itself then measures with spread.
+    Short by default (three counted runs of 24 tokens after a warm-up, k = 2 and 4, ranked by
+    their median): it chooses where the page opens, once per server, so one slow moment of a
+    busy machine must not pick it; the race itself then measures with spread.
     """
     if not drafters:
         raise ValueError("this model set has no drafter to race")
