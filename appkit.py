@@ -52,6 +52,7 @@ LESSONS = [   # (file, title): the url path is the file's stem, as Streamlit der
     ("pages/inside_a_round.py", "9 · Inside a round"),
     ("pages/glossary.py", "Glossary"),
 ]
+S_INPUTS = "inputs_of_"   # + a remembered figure's name: the inputs it was computed from (see remember)
 FRAMED = "app_frame_running"   # True while app.py runs the page (see navigation)
 # a page's name in its keep_ keys and in LINKED: home, l1 … l9 for the numbered lessons, else its file's stem
 PAGE_PREFIX = {"": "home", Path(HOME).stem: "home"} | {
@@ -248,6 +249,16 @@ def keep_session_state():
     for key in list(st.session_state.keys()):
         if str(key).startswith(KEEP):
             st.session_state[key] = st.session_state[key]
+
+
+def remember(name: str, inputs: tuple, compute):
+    """`compute()` run again only when `inputs` change (kept in this session under `name`), so a
+    rerun for another widget on the page does not run the models again for the same figure."""
+    if S_INPUTS + name not in st.session_state or st.session_state[S_INPUTS + name] != inputs:
+        with engine():
+            st.session_state[name] = compute()
+        st.session_state[S_INPUTS + name] = inputs
+    return st.session_state[name]
 
 
 def default(key: str, value):

@@ -39,8 +39,8 @@ if not blocks:
     st.info("This model set has no block drafter, so this section cannot run here.")
 else:
     k = appkit.run_row("l9", PRESETS, blocks, "Block drafter", "Proposals k", 8)
-    with appkit.engine():
-        view = inside.drafter_view(m, S["keep_l9_prompt"], S["keep_l9_drafter"], k)
+    view = appkit.remember("l9_view", (m.name, str(m.device), S["keep_l9_prompt"], S["keep_l9_drafter"], k),
+                           lambda: inside.drafter_view(m, S["keep_l9_prompt"], S["keep_l9_drafter"], k))
     layers = ", ".join(str(i) for i in view["target_layers"])
     st.markdown(
         f"**Live, on the embedded models:** the drafter reads the outputs of target layers **{layers}** (counting "
@@ -85,8 +85,9 @@ elif revealed:   # the distances are the answer
     appkit.default("keep_l9_topk", 10)
     temp = c1.slider("Temperature", 0.1, 2.0, step=0.1, key="keep_l9_temp")
     top_k = c2.slider("Top-k (0 = off)", 0, 50, key="keep_l9_topk")
-    with appkit.engine():
-        wq = inside.wrong_q(m, S.get("keep_l9_prompt", PRESETS[0]), SamplingSettings(temperature=temp, top_k=top_k))
+    prompt = S.get("keep_l9_prompt", PRESETS[0])
+    wq = appkit.remember("l9_wrong_q", (m.name, str(m.device), prompt, temp, top_k),
+                         lambda: inside.wrong_q(m, prompt, SamplingSettings(temperature=temp, top_k=top_k)))
     names = {"true": "true q (Markov head, after temperature and top-k)",
              "raw": "q before temperature and top-k",
              "marginal": "backbone marginal (no Markov head), transformed"}

@@ -85,3 +85,13 @@ def test_glossary_lists_every_entry_and_filters():
     assert entries and entries[0].startswith("**D-Loop**")
     at.text_input(key="glossary_query").set_value("zzz no such").run()
     assert "No term or definition mentions" in at.info[0].value
+
+
+def test_lesson9_runs_the_models_again_only_when_a_figures_inputs_change():
+    at = open_page("pages/inside_a_round.py")
+    at.radio(key="keep_predict_l9").set_value("no, it moves away from p").run()
+    view, wrong = at.session_state["l9_view"], at.session_state["l9_wrong_q"]
+    at.slider(key="keep_l9_temp").set_value(1.0).run()     # section 2's input: only its figure is computed again
+    assert at.session_state["l9_view"] is view and at.session_state["l9_wrong_q"] is not wrong
+    at.slider(key="keep_l9_k").set_value(3).run()           # section 1's input
+    assert at.session_state["l9_view"] is not view and at.session_state["l9_view"]["k"] == 3
