@@ -146,6 +146,16 @@ def run_row(prefix: str, prompts: list[str], drafters: list[str], drafter_box: s
     return block_slider(c3, k_label, most_k, f"keep_{prefix}_k")
 
 
+def rounds_and_seed(prefix: str, choices: list[int], start: int) -> tuple[int, int]:
+    """One row of a simulation's settings: how many rounds to draw, and the random seed, kept
+    under keep_<prefix>_n and keep_<prefix>_seed; returns (rounds, seed)."""
+    c1, c2 = st.columns(2)
+    default(f"keep_{prefix}_n", start)
+    default(f"keep_{prefix}_seed", 0)
+    n = c1.select_slider("rounds", choices, key=f"keep_{prefix}_n")
+    return n, c2.number_input("random seed", 0, 10**6, step=1, key=f"keep_{prefix}_seed")
+
+
 def check(prompt: str, settings) -> None:
     """Raise ValueError, with one sentence per excess, when a run asks for more than the host allows."""
     too_big = check_limits(limits(), prompt, settings)

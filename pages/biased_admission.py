@@ -70,11 +70,7 @@ if revealed:   # every P(A) below is the answer
                    delta_color="inverse" if biased else "off", delta_arrow="auto" if biased else "off")
 
     st.subheader("Simulated, round by round")
-    c1, c2 = st.columns(2)
-    appkit.default("keep_l5_n", 5000)
-    appkit.default("keep_l5_seed", 0)
-    n = c1.select_slider("rounds", [100, 500, 1000, 5000, 20000], key="keep_l5_n")
-    seed = c2.number_input("random seed", 0, 10**6, step=1, key="keep_l5_seed")
+    n, seed = appkit.rounds_and_seed("l5", [100, 500, 1000, 5000, 20000], 5000)
     runs = {pol: admission.running_frequency(admission.simulate(pol, n, p, q, seed=seed)) for pol in admission.POLICIES}
     st.plotly_chart(figs.running(runs, pa, every=max(1, n // 400)), key="l5_running",
                     config=appkit.chart_config("lesson5-running-frequency"))

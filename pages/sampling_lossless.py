@@ -104,11 +104,7 @@ if revealed:   # everything below carries the answer
                 f"under-proposes.")
 
     st.subheader("Draw it many times")
-    c1, c2 = st.columns(2)
-    appkit.default("keep_l2_n", 1000)
-    appkit.default("keep_l2_seed", 0)
-    n = c1.select_slider("rounds", [10, 100, 1000, 10000, 50000], key="keep_l2_n")
-    seed = c2.number_input("random seed", 0, 10**6, step=1, key="keep_l2_seed")
+    n, seed = appkit.rounds_and_seed("l2", [10, 100, 1000, 10000, 50000], 1000)
     runs = {rule: coupling.simulate(p, q, n, rule, seed=seed) for rule in coupling.RULES}
     freqs = {"ratio + residual": coupling.histogram(runs["ratio"]["outputs"], len(p)),
              "target-draw matching": coupling.histogram(runs["match"]["outputs"], len(p))}
