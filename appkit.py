@@ -137,7 +137,7 @@ def run_row(prefix: str, prompts: list[str], drafters: list[str], drafter_box: s
             most_k: int) -> int:
     """One row of a live lesson's settings: prompt, drafter and k, kept under keep_<prefix>_*;
     returns k."""
-    c1, c2, c3 = st.columns([3, 1, 1])
+    c1, c2, c3 = st.columns([2, 2, 1])
     default(f"keep_{prefix}_prompt", prompts[0])
     default(f"keep_{prefix}_drafter", drafters[0])
     default(f"keep_{prefix}_k", 4)

@@ -51,13 +51,13 @@ if not loops:
     st.stop()
 
 st.subheader("One round, stage by stage")
-c1, c2, c3 = st.columns([3, 1, 1])
+c1, c2 = st.columns(2)   # halves: the drafters' labels are long, and a projector's 1024 pixels cut a narrow box
 appkit.default("keep_l6_prompt", PRESETS[3])
 appkit.default("keep_l6_g", -8.0)
 appkit.default("keep_l6_drafter", loops[0])
 c1.selectbox("Prompt", PRESETS, key="keep_l6_prompt")
 c2.selectbox("Drafter", loops, key="keep_l6_drafter", format_func=appkit.drafter_label)
-c3.slider("threshold g", -20.0, 0.0, step=0.5, key="keep_l6_g")
+st.slider("threshold g", -20.0, 0.0, step=0.5, key="keep_l6_g")
 revealed = appkit.predict("l6", "with a lower (more permissive) g, will a round draft more stages or fewer?",
                           ["more", "fewer", "the same"])
 
@@ -94,7 +94,8 @@ def run_sweep(bar):
         res = sweep.threshold_sweep(m, S["keep_l6_prompt"], loops, sorted(chosen), k=S["keep_l6_k"],
                                     max_stages=S["keep_l6_S"], max_new_tokens=appkit.new_tokens(32), repeats=REPEATS,
                                     progress=lambda done, total, name: bar.progress(
-                                        done / total, f"Run {done + 1} of {total}: {name}…"))
+                                        done / total, f"Run {done + 1} of {total}: {name}…"),
+                                    label=appkit.drafter_label)
     bar.empty()
     S["l6_sweep"] = {**res, "prompt": S["keep_l6_prompt"], "k": S["keep_l6_k"], "S": S["keep_l6_S"],
                      "seconds": time.perf_counter() - start}
@@ -106,8 +107,9 @@ if "l6_sweep" in S:
     res = S["l6_sweep"]
     st.caption(f"The last sweep took {res['seconds']:.0f} s on this machine: prompt “{res['prompt']}”, "
                f"k = {res['k']}, S = {res['S']}.")
-    st.plotly_chart(stages.sweep_figure(res), key="l6_fig")
-    st.dataframe(pd.DataFrame(stages.sweep_rows(res)), hide_index=True, key="l6_sweep_table")
+    st.plotly_chart(stages.sweep_figure(res, appkit.drafter_label), key="l6_fig",
+                    config=appkit.chart_config("lesson6-threshold-sweep"))
+    st.dataframe(pd.DataFrame(stages.sweep_rows(res, appkit.drafter_label)), hide_index=True, key="l6_sweep_table")
     st.caption(f"Plain decoding: {res['baseline']['ms_per_token']:.2f} ms/token on this machine. Stages per round "
                "above 1 are rounds in which the gate opened and DLoop drafted again before the check. Where two "
                "speedups' ranges overlap, their order is within this machine's noise.")
@@ -122,9 +124,9 @@ if "l6_sweep" not in S:
     st.info("Run the sweep above: the price comes from its runs.")
 else:
     prices = sweep.stage_prices(S["l6_sweep"])
-    st.dataframe(pd.DataFrame(stages.price_rows(prices)), hide_index=True, key="l6_price_table")
+    st.dataframe(pd.DataFrame(stages.price_rows(prices, appkit.drafter_label)), hide_index=True, key="l6_price_table")
     for d in S["l6_sweep"]["one_stage"]:
-        st.markdown(stages.price_verdict(prices, d))
+        st.markdown(stages.price_verdict(prices, d, appkit.drafter_label(d)))
 
 st.subheader("The paper's ablation, and the same three rows measured here")
 paper, here = st.columns(2)

@@ -35,7 +35,7 @@ if revealed:
                 f"is the work: fewer expensive target passes, plus the drafter's own ({appkit.CHECKS_AHEAD}). "
                 "Start the race to see it on this machine.")
 appkit.default("keep_home_prompt", PRESETS[0])
-c1, c2, c3 = st.columns([3, 1, 1])
+c1, c2, c3 = st.columns([2, 2, 1])
 c1.text_input("Prompt", key="keep_home_prompt")
 m = appkit.models()
 drafters = list(m.drafter_models) if m else []

@@ -20,6 +20,13 @@ appkit.header(
     "at how often each drafter starts its block with the crossbred **“of problem”**, and at what DSpark's Markov "
     "head, which sees the token drawn just before, changes.")
 
+
+def side_by_side(n: int) -> list:
+    """n columns, stacked in presenter mode: a projector's 1024 pixels cannot hold two of these charts in
+    large type side by side without cutting their titles, tick labels and legends."""
+    return [st.container() for _ in range(n)] if appkit.presenter() else st.columns(n)
+
+
 m = appkit.require_models()
 blocks = m.block_drafters()
 if not blocks:
@@ -40,7 +47,7 @@ if revealed:   # the probabilities and the samples are the answer
     st.subheader("Product of marginals against the Markov head")
     with appkit.engine():
         tables = {d: parallel.phrase_table(m, prompt, d) for d in blocks}
-    cols = st.columns(len(blocks))
+    cols = side_by_side(len(blocks))
     for col, d in zip(cols, blocks):
         col.plotly_chart(figs.phrase_bars(tables[d], appkit.drafter_label(d)), key=f"l3_phrase_{d}")
         bad = next(r for r in tables[d] if r["phrase"] == " of problem")
@@ -74,10 +81,18 @@ st.markdown("*Draft, Then Verify* says a parallel drafter's quality falls off to
             "models show is this app's measurement, not the source's.")
 
 
-def decay():
+def decay(bar):
+    """Conditional acceptance per drafter, the bar naming the drafter and prompt being decoded."""
     drafters = [d for d in ("ar", *blocks) if d in m.drafter_models]
-    with st.spinner("Decoding three prompts per drafter…"), appkit.engine():
-        S["l3_decay"] = {d: parallel.by_position(m, PRESETS[:3], d, k=6) for d in drafters}
+    start, rates = time.perf_counter(), {}
+    with appkit.engine():
+        for i, d in enumerate(drafters):
+            def told(done, total, i=i, d=d):
+                bar.progress((i * total + done) / (len(drafters) * total),
+                             f"{appkit.drafter_label(d)}: decoding prompt {done + 1} of {total}…")
+            rates[d] = parallel.by_position(m, PRESETS[:3], d, k=6, progress=told)
+    bar.empty()
+    S["l3_decay"] = {"rates": rates, "seconds": time.perf_counter() - start}
 
 
 def drafting_cost(bar):
@@ -86,23 +101,28 @@ def drafting_cost(bar):
     with appkit.engine():
         rows = parallel.draft_cost(m, PRESETS[0], drafters, [1, 2, 4, 8],
                                    progress=lambda done, total, name: bar.progress(
-                                       done / total, f"Run {done + 1} of {total}: {name}…"))
+                                       done / total, f"Run {done + 1} of {total}: {name}…"),
+                                   label=appkit.drafter_label)
     bar.empty()
     S["l3_cost"] = {"rows": rows, "seconds": time.perf_counter() - start}
 
 
-c1, c2 = st.columns(2)
-c1.button("Measure conditional acceptance by position (k = 6)", on_click=decay)
+c1, c2 = side_by_side(2)
+if c1.button("Measure conditional acceptance by position (k = 6)"):
+    decay(c1.progress(0.0, "Decoding three prompts per drafter…"))
 if c2.button("Time drafting at k = 1, 2, 4, 8"):
     drafting_cost(c2.progress(0.0, "Warming up…"))
 if "l3_decay" in S:
-    c1.plotly_chart(figs.position_lines({appkit.drafter_label(d): r for d, r in S["l3_decay"].items()}),
+    c1.plotly_chart(figs.position_lines({appkit.drafter_label(d): r for d, r in S["l3_decay"]["rates"].items()}),
                     key="l3_decay_fig")
+    c1.caption("Each drafter decoded the first three presets greedily at k = 6; "
+               f"{S['l3_decay']['seconds']:.0f} s on this machine.")
 if "l3_cost" in S:
     rows = S["l3_cost"]["rows"]
-    c2.plotly_chart(figs.cost_lines(rows), key="l3_cost_fig")
-    c2.dataframe([{"drafter": r["drafter"], "k": r["k"], "drafting per round": r["spread"].label(" ms"),
-                   "against the k before": step} for r, step in zip(rows, parallel.cost_steps(rows))],
+    c2.plotly_chart(figs.cost_lines(rows, appkit.drafter_label), key="l3_cost_fig")
+    c2.dataframe([{"drafter": appkit.drafter_label(r["drafter"]), "k": r["k"],
+                   "drafting per round": r["spread"].label(" ms"), "against the k before": step}
+                  for r, step in zip(rows, parallel.cost_steps(rows))],
                  hide_index=True, key="l3_cost_table")
     c2.caption(f"Each drafter and k decoded the first preset {rows[0]['spread'].n} times after an uncounted warm-up, "
                f"alternated; {S['l3_cost']['seconds']:.0f} s on this machine. A step “within this machine's noise” "

@@ -31,7 +31,7 @@ def run_measurement():
 if "measurement" not in S:
     run_measurement()
 res = S["measurement"]
-ours = checklist.ours(m, res)
+ours = checklist.ours(m, res, appkit.drafter_label)
 
 revealed = appkit.predict("l8", f"this app measured **{res['speedup']:.2f}×** on this machine. Would the same "
                           "drafter give the same speedup on a GPU serving 32 users at once?",

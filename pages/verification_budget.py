@@ -1,4 +1,6 @@
 """Lesson 4: the verification budget: confidences, a profiled SPS table, Algorithm 1 under load."""
+import time
+
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
@@ -13,6 +15,7 @@ from specviz.viz.charts import base_layout, num
 from specviz.viz.style import TARGET
 
 S = st.session_state
+PROFILE_REPEATS = 5   # counted passes over the widths; each width keeps its fastest call
 
 appkit.header(
     "4 · Verification budget",
@@ -21,9 +24,9 @@ appkit.header(
     "rejected burns capacity”.",
     "DSpark's confidence head estimates, for each proposal, the chance that it survives if everything before it "
     "did; multiplied along the block this gives **prefix survival a**. Algorithm 1 prices expected committed "
-    "tokens τ against the target's measured speed **SPS(B)** at B verification tokens, admitting candidates in "
-    "order of a while **Θ = τ · SPS(B)** improves. Look at how many proposals of each request it admits as more "
-    "requests share the target.")
+    "tokens τ against the target's measured speed **SPS(B)** at B verification tokens, admitting candidates "
+    "highest a first, as long as **Θ = τ · SPS(B)** improves. Look at how many proposals of each request it admits "
+    "as more requests share the target.")
 
 m = appkit.require_models()
 confident = m.block_drafters(confidence=True)
@@ -39,14 +42,29 @@ revealed = appkit.predict("l4", "as more requests share the target, does each re
                           "verified, or less?", ["more", "less", "the same"])
 
 
-def run():
-    with st.spinner("Drafting one block per request and profiling the target…"), appkit.engine():
-        rounds = budget.draft_requests(m, PRESETS[:R], confident[0], k)
-        table = budget.sps_table(m, PRESETS[0], R * (k + 1))
-    S["l4"] = {"rounds": rounds, "sps": table["sps"], "raw": table["raw"], "prompts": PRESETS[:R]}
+def run(bar):
+    """Draft each request, then profile the target, the bar naming the step: one per request, one per
+    pass over the widths."""
+    width, steps, drafter = R * (k + 1), R + PROFILE_REPEATS + 1, appkit.drafter_label(confident[0])
+
+    def drafting(done, total):
+        bar.progress(done / steps, f"Drafting request {done + 1} of {total} with {drafter}…")
+
+    def profiling(done, total):
+        bar.progress((R + done) / steps, f"Profiling the target at B = 1 to {width}: pass {done + 1} of {total}"
+                                         + (" (a warm-up)…" if done == 0 else "…"))
+
+    start = time.perf_counter()
+    with appkit.engine():
+        rounds = budget.draft_requests(m, PRESETS[:R], confident[0], k, progress=drafting)
+        table = budget.sps_table(m, PRESETS[0], width, repeats=PROFILE_REPEATS, progress=profiling)
+    bar.empty()
+    S["l4"] = {"rounds": rounds, "sps": table["sps"], "raw": table["raw"], "prompts": PRESETS[:R],
+               "seconds": time.perf_counter() - start}
 
 
-st.button("Draft, profile and allocate", on_click=run, type="primary")
+if st.button("Draft, profile and allocate", type="primary"):
+    run(st.progress(0.0, "Drafting one block per request…"))
 if "l4" not in S:
     appkit.next_lesson(__file__)   # the page stops here until the first allocation
     st.stop()
@@ -63,14 +81,15 @@ st.subheader("The SPS table, profiled on the running target")
 widths = list(range(1, len(res["sps"]) + 1))
 fig = go.Figure([go.Scatter(name="fitted: never faster at a wider check", x=widths, y=res["sps"], mode="lines",
                             line={"color": TARGET}),
-                 go.Scatter(name="measured (fastest of 5)", x=widths, y=res["raw"], mode="markers",
+                 go.Scatter(name=f"measured (fastest of {PROFILE_REPEATS})", x=widths, y=res["raw"], mode="markers",
                             marker={"color": TARGET, "opacity": 0.35})])
 st.plotly_chart(base_layout(fig, "target steps per second at B verification tokens", xaxis_title="B",
                             yaxis_title="steps per second", yaxis_rangemode="tozero"), key="l4_sps")
-st.caption("One forward over B tokens of one sequence, the fastest of 5 calls (this engine does not batch requests, "
-           "so this stands in for a batched verification of B tokens). The faint points zig-zag with the machine's "
-           "noise; a wider check cannot really be cheaper, so Algorithm 1 prices with the straight cost line closest "
-           "to them, whose speed never rises as B grows.")
+st.caption(f"One forward over B tokens of one sequence, the fastest of {PROFILE_REPEATS} calls (this engine does not "
+           "batch requests, so this stands in for a batched verification of B tokens). The faint points zig-zag with "
+           "the machine's noise; a wider check cannot really be cheaper, so Algorithm 1 prices with the straight cost "
+           "line closest to them, whose speed never rises as B grows. "
+           f"Drafting and profiling took {res['seconds']:.0f} s on this machine.")
 raw = st.toggle("A lesson about measurement: price with the raw points instead", key="l4_raw",
                 help="The same drafts, priced with the noisy profile: admissions can then jump up and down with load.")
 sps = res["raw"] if raw else res["sps"]

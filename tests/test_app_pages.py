@@ -3,6 +3,7 @@
 Each test starts the whole app (app.py: navigation, sidebar, model loading) and switches to a
 page, as a browser would. Lesson 1 has its own file.
 """
+import json
 from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
@@ -167,11 +168,17 @@ def test_lesson6_counts_sk_plus_one_and_runs_a_live_round_and_sweep():
     at.multiselect(key="keep_l6_sweep").set_value([-2.0]).run()
     button(at, "Run the sweep").click().run()
     assert not at.exception
-    assert set(at.dataframe[0].value["drafter"]) == {"dloop", "dloop-plain"}
+    assert set(at.dataframe[0].value["drafter"]) == {"DLoop (DSpark stages, loop-aware training)",
+                                                     "DLoop without loop-aware training"}   # labels, never keys
     assert "7.50" in text(at) and "3.68×" in text(at)
     priced = at.dataframe[1].value                  # priced from the sweep's runs, no second measurement
     assert list(priced["g"]) == ["-2", "-2"] and list(priced["pays for itself"]) == ["gate never opened"] * 2
-    assert "dloop: at g = -2 the gate never opened." in text(at)
+    assert "DLoop (DSpark stages, loop-aware training): at g = -2 the gate never opened." in text(at)
+    chart = at.get("plotly_chart")[0].proto
+    assert [trace["name"] for trace in json.loads(chart.spec)["data"]] == [
+        "DLoop (DSpark stages, loop-aware training)", "DLoop (DSpark stages, loop-aware training), one stage a round",
+        "DLoop without loop-aware training", "DLoop without loop-aware training, one stage a round"]
+    assert json.loads(chart.config)["toImageButtonOptions"]["filename"] == "lesson6-threshold-sweep"   # for slides
 
 
 def test_lesson3_compares_marginals_with_the_markov_head_and_samples_blocks():

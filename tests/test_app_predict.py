@@ -3,9 +3,11 @@
 Every page asks one question whose label begins with "Predict". Until the student picks an option
 or presses Reveal, no element that carries the answer is on the page; afterwards it is, and the
 choice survives a page switch. A second test reads every page's visible text (markdown, captions,
-headings, alerts, metric labels, table and dataframe columns, widget labels and options) for names a
-student should not meet: the source files' numbers, snake_case identifiers, module paths, drafter keys.
+headings, alerts, metric labels, tables and dataframes, chart titles, legends and notes, widget labels and
+options) for names a student should not meet: the source files' numbers, snake_case identifiers, module
+paths, drafter keys; on lessons 3 and 6 after pressing the buttons that run their measurements too.
 """
+import json
 import re
 
 import pytest
@@ -143,6 +145,15 @@ FORBIDDEN = [re.compile(p) for p in (r"seed 0\d\d", r"(?i)the seed's", r"(?i)in 
                                      r"\b(ar|dflash|dspark|dloop|dloop-plain)\b")]   # drafter keys
 
 
+def chart_text(spec: str) -> list[str]:
+    """What a plotly chart writes on screen: its title, axis titles, legend and notes."""
+    fig = json.loads(spec)
+    layout = fig.get("layout", {})
+    titles = [layout.get(part, {}).get("title", {}) for part in ("xaxis", "yaxis")] + [layout.get("title", {})]
+    return ([t.get("text", "") for t in titles] + [trace.get("name", "") for trace in fig.get("data", [])]
+            + [note.get("text", "") for note in layout.get("annotations", [])])
+
+
 def visible_text(at: AppTest) -> list[str]:
     """What a student can read, outside expanders about the code."""
     out = []
@@ -159,6 +170,9 @@ def visible_text(at: AppTest) -> list[str]:
                 out.append(child.label)
             elif isinstance(child, (Dataframe, Table)):
                 out.extend(str(c) for c in child.value.columns)
+                out.extend(v for v in child.value.to_numpy().ravel() if isinstance(v, str))
+            elif child.type == "plotly_chart":
+                out.extend(chart_text(child.proto.spec))
             elif isinstance(child, PageLink):
                 out.append(child.proto.label)
             elif isinstance(child, (Widget, Button)):
@@ -169,6 +183,17 @@ def visible_text(at: AppTest) -> list[str]:
     walk(at.main)
     walk(at.sidebar)
     return out
+
+
+
+def short_sweep(at: AppTest) -> AppTest:
+    """Lesson 6's sweep at one threshold, its default g: every table and sentence, in less time."""
+    return run(at.multiselect(key="keep_l6_sweep").set_value([at.session_state["keep_l6_g"]]).run())
+
+
+# pages whose measurements write text of their own: (what to set first, the buttons that run them)
+MEASURED = {"pages/parallel_drafting.py": (None, ["Sample 200", "Measure conditional acceptance", "Time drafting"]),
+            "pages/dloop.py": (short_sweep, ["Draft and check one round", "Run the sweep"])}
 
 
 def test_no_page_shows_file_numbers_snake_case_module_paths_or_drafter_keys():
@@ -186,6 +211,11 @@ def test_no_page_shows_file_numbers_snake_case_module_paths_or_drafter_keys():
             if first:
                 press(at, first)
             choose(at, key, option)
+        setup, buttons = MEASURED.get(page, (None, []))
+        if setup:
+            setup(at)
+        for label in buttons:
+            press(at, label)
         for text in visible_text(at):
             words = set(SNAKE.findall(text)) - CODE_NAMES.get(page, set())
             bad = sorted(words) + [p.pattern for p in FORBIDDEN if p.search(text)]

@@ -1,17 +1,18 @@
 """Slides export (specviz.viz.export) and the link record (specviz.hosting.app_state's LINKED)."""
 import xml.etree.ElementTree as ET
-from html import escape
+from html import unescape
 
 import segno
 
 from specviz.generator.engine import Generation, Settings
 from specviz.hosting.app_state import LINKED, PRESETS, Cursor, cursor_params, read_cursor, read_link, write
 from specviz.viz import cache, export, histories, tokens
-from specviz.viz.style import CSS
+from specviz.viz.style import ACCEPTED, REJECTED
 
 SVG = "{http://www.w3.org/2000/svg}"
-XHTML = "{http://www.w3.org/1999/xhtml}"
 PROMPT = 'Tom said <b>"5 & 6"</b> <img src=x onerror=alert(1)> and'
+NASTY = """<script>&"'"""
+SHAPES = {SVG + kind for kind in ("svg", "rect", "line", "text")}   # what PowerPoint and Keynote draw
 
 
 def a_round(models):
@@ -21,30 +22,58 @@ def a_round(models):
     return gen, gen.step()
 
 
-def test_each_round_figure_is_a_well_formed_svg_with_its_escaped_text_and_the_stylesheet(models):
+def texts(svg: str) -> list[str]:
+    """The text of every <text> element, as a slide shows it (XML escapes read back)."""
+    return [t.text or "" for t in ET.fromstring(svg).iter(SVG + "text")]
+
+
+def shown(token: str) -> str:
+    """A token as the page shows it: visible spaces and newlines, as text (not HTML)."""
+    return unescape(tokens.esc(token))
+
+
+def test_each_round_figure_is_plain_svg_shapes_and_text_that_slide_software_draws(models):
     gen, r = a_round(models)
     before = gen.trace.prompt_tokens
     figures = {"block": tokens.block_html(r, "commit"), "histories": histories.histories_html(r, "verify", "greedy"),
                "cache": cache.strip_html(before, r, "commit"),
                "committed": tokens.committed_html(PROMPT, gen.trace.rounds, 1, "commit")}
     for name, markup in figures.items():
-        svg = export.figure_svg(markup, 1000, 300)
+        svg = export.figure_svg(markup, 1000, 120)
         root = ET.fromstring(svg)          # raises on anything that is not well-formed XML
-        assert root.tag == SVG + "svg" and (root.get("width"), root.get("height")) == ("1000", "300"), name
-        obj = root.find(SVG + "foreignObject")
-        div = obj.find(XHTML + "div")
-        assert div.find(XHTML + "style").text == CSS, name   # the page's stylesheet, whole
-        assert list(root.iter(XHTML + "img")) == [] and list(root.iter(XHTML + "script")) == [], name
-    text = "".join(ET.fromstring(export.figure_svg(figures["committed"], 1000, 300)).itertext())
-    assert PROMPT in text   # the prompt's markup is text, every character of it
-    assert escape('<b>"5 & 6"</b>', quote=False) in export.figure_svg(figures["committed"], 1000, 300)
-    block = "".join(ET.fromstring(export.figure_svg(figures["block"], 1000, 300)).itertext())
-    assert all(t.strip() in block for t in r.proposed_tokens)   # every proposal is in the image
+        assert root.tag == SVG + "svg" and root.get("width") == "1000" and int(root.get("height")) >= 120, name
+        assert {e.tag for e in root.iter()} <= SHAPES, name          # no <foreignObject>, no HTML, no script
+        assert all(0 <= float(t.get("x")) < 1000 for t in root.iter(SVG + "text")), name
+    for t in r.proposed_tokens:           # every proposal is a text of its own in the block and the strip
+        assert shown(t) in texts(export.figure_svg(figures["block"], 1000, 120))
+        assert shown(t) in texts(export.figure_svg(figures["cache"], 1000, 120))
+    words = " ".join(" ".join(texts(export.figure_svg(figures["committed"], 1000, 120))).split())
+    assert " ".join(PROMPT.split()) in words     # the prompt's markup is text, every character of it
 
 
-def test_the_xhtml_rewrite_keeps_the_markup_and_closes_what_xml_needs_closed():
-    assert export.xhtml('<table class=sv-table><tr><td>a &lt; b&nbsp;</td></tr></table><br>') == \
-        '<table class="sv-table"><tr><td>a &lt; b\xa0</td></tr></table><br />'
+def test_a_token_of_markup_reaches_the_svg_as_escaped_text_only():
+    svg = export.figure_svg(f'<div class="sv-text">{tokens.chip(NASTY, "accepted", note="q 0.50", mark="ok")}</div>',
+                            400, 60)
+    assert "<script" not in svg and "&lt;script&gt;&amp;" in svg
+    assert NASTY in texts(svg) and "q 0.50" in texts(svg)
+
+
+def test_chips_are_boxes_in_their_kinds_colours_from_the_pages_stylesheet():
+    markup = tokens.chip("yes", "accepted") + tokens.chip("no", "rejected") + tokens.chip("later", "discarded")
+    root = ET.fromstring(export.figure_svg(f'<div class="sv-text">{markup}</div>', 600, 60))
+    boxes = [b for b in root.iter(SVG + "rect")][1:]        # after the white page
+    assert [b.get("stroke") for b in boxes] == [ACCEPTED, REJECTED, "#cbd5e1"]
+    assert [b.get("fill") for b in boxes] == ["#f0fdf4", "#fef2f2", "#f8fafc"]
+    struck = {t.text: t.get("text-decoration") for t in root.iter(SVG + "text")}
+    assert struck == {"yes": None, "no": "line-through", "later": "line-through"}
+
+
+def test_a_figure_wraps_within_its_width_and_grows_taller_than_the_pages_estimate():
+    markup = '<div class="sv-text">' + "".join(tokens.chip(f"token{i}") for i in range(40)) + "</div>"
+    root = ET.fromstring(export.figure_svg(markup, 500, 80))
+    boxes = [b for b in root.iter(SVG + "rect")][1:]
+    assert all(float(b.get("x")) + float(b.get("width")) <= 500 for b in boxes)
+    assert len({b.get("y") for b in boxes}) > 3 and int(root.get("height")) > 80   # several lines, all shown
 
 
 def test_a_qr_code_is_segnos_encoding_of_exactly_the_text():

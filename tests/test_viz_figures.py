@@ -91,6 +91,6 @@ def test_parallel_figures_draw_their_numbers():
     from specviz.lessons.protocol import spread
     fig = parallel.cost_lines([{"drafter": d, "k": k, "draft_ms": spread(ms).median, "spread": spread(ms)}
                                for d, k, ms in [("ar", 1, [1.5, 2.0, 2.5]), ("ar", 4, [7.0, 8.0, 8.5]),
-                                                ("dflash", 4, [3.0, 3.0, 3.0])]])
-    assert [t.name for t in fig.data] == ["ar", "dflash"] and list(fig.data[0].y) == [2.0, 8.0]
+                                                ("dflash", 4, [3.0, 3.0, 3.0])]], str.upper)
+    assert [t.name for t in fig.data] == ["AR", "DFLASH"] and list(fig.data[0].y) == [2.0, 8.0]
     assert list(fig.data[0].error_y.array) == [0.5, 0.5] and list(fig.data[0].error_y.arrayminus) == [0.5, 1.0]

@@ -16,10 +16,13 @@ from specviz.lessons.admission import algorithm1
 from specviz.lessons.cost import verification_cost_by_width
 
 
-def draft_requests(models, prompts: list[str], drafter: str = "dspark", k: int = 4) -> list:
-    """One real round per prompt; the Rounds (drafter_info holds confidence and survival)."""
+def draft_requests(models, prompts: list[str], drafter: str = "dspark", k: int = 4, progress=None) -> list:
+    """One real round per prompt; the Rounds (drafter_info holds confidence and survival).
+    `progress(done, total)` is told before each request is drafted."""
     rounds = []
-    for p in prompts:
+    for i, p in enumerate(prompts):
+        if progress:
+            progress(i, len(prompts))
         g = Generation(models, p, Settings.greedy(drafter, k + 1, block_size=k))
         r = g.step()
         if not r.drafter_info.get("confidence"):
@@ -28,13 +31,15 @@ def draft_requests(models, prompts: list[str], drafter: str = "dspark", k: int =
     return rounds
 
 
-def sps_table(models, prompt: str, max_tokens: int, repeats: int = 5) -> dict:
+def sps_table(models, prompt: str, max_tokens: int, repeats: int = 5, progress=None) -> dict:
     """Target steps per second at B = 1..max_tokens verification tokens, profiled now:
     {"sps": from the fitted cost line, which Algorithm 1 prices with, so that noise cannot flip
     an admission; "raw": from each width's fastest call, for drawing beside it}.
+    `progress(done, total)` is told before each pass over the widths (the first warms up).
     """
     ids, _ = encode_prompt(models, prompt, Settings(max_new_tokens=1))
-    rows = verification_cost_by_width(models, list(range(1, max_tokens + 1)), ids, repeats=repeats)
+    rows = verification_cost_by_width(models, list(range(1, max_tokens + 1)), ids, repeats=repeats,
+                                      progress=progress)
     return {"sps": [1000.0 / r["fitted_ms"] for r in rows], "raw": [1000.0 / r["ms"] for r in rows]}
 
 

@@ -68,8 +68,9 @@ def hardware(device: torch.device) -> str:
             f"(the count measured fastest on the free cores)")
 
 
-def ours(models, measurement: dict) -> dict:
-    """The checklist for a `specviz.lessons.cost.measure` result on `models`, as {item: text}.
+def ours(models, measurement: dict, label=str) -> dict:
+    """The checklist for a `specviz.lessons.cost.measure` result on `models`, as {item: text};
+    `label` names the drafter as the page does (its name, "dspark", is not for a learner).
 
     `measurement` holds "prompt", "settings" (engine Settings), "plain" and "speculative"
     ({"trace", "costs", "runs_ms", ...}), "speedup" and "speedup_spread".
@@ -83,7 +84,7 @@ def ours(models, measurement: dict) -> dict:
     rule = ("greedy (temperature 0)" if s.verifier == "greedy" else f"{s.verifier}, temperature {temp:g}")
     return {
         "target": f"embedded Llama, {params:.1f} M parameters ({cfg.num_hidden_layers} layers × {cfg.hidden_size}, "
-                  f"vocabulary {cfg.vocab_size}); drafter “{s.drafter}”, k = {s.block_size} proposals per round",
+                  f"vocabulary {cfg.vocab_size}); drafter “{label(s.drafter)}”, k = {s.block_size} proposals per round",
         "baseline": "plain decoding of the same target through the same engine code path (no drafter, one token "
                     "per target forward)",
         "sampling rule": rule + (f"; output identical to the baseline: {'yes' if same else 'NO'}"

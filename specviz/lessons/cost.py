@@ -122,7 +122,8 @@ def trace_costs(trace) -> dict:
 
 
 @torch.no_grad()
-def verification_cost_by_width(models, widths: list[int], context_ids: list[int], repeats: int = 5) -> list[dict]:
+def verification_cost_by_width(models, widths: list[int], context_ids: list[int], repeats: int = 5,
+                               progress=None) -> list[dict]:
     """Time of one target forward over w new tokens after `context_ids`, per width (ascending):
     {"width", "ms": the fastest of `repeats` calls, "fitted_ms", "relative": fitted_ms over the
     narrowest width's}.
@@ -134,6 +135,7 @@ def verification_cost_by_width(models, widths: list[int], context_ids: list[int]
     warms up and is not counted. What remains of the noise still zig-zags, and a wider check
     cannot really cost less than a narrower one, so "fitted_ms" is the closest line that never
     falls (specviz.lessons.protocol.cost_line): what lessons price with, raw points beside it.
+    `progress(done, total)` is told before each pass over the widths, the warm-up first.
     """
     if not context_ids or not widths:
         raise ValueError("need a context and at least one width")
@@ -143,6 +145,8 @@ def verification_cost_by_width(models, widths: list[int], context_ids: list[int]
     filler = (context_ids * (max(widths) // len(context_ids) + 1))[:max(widths)]
     times = {w: [] for w in widths}
     for rep in range(repeats + 1):
+        if progress:
+            progress(rep, repeats + 1)
         for w in widths:
             x = torch.tensor([filler[:w]], device=dev)
             watch = Stopwatch(dev)

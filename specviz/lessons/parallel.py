@@ -85,12 +85,15 @@ def conditional_acceptance(accepted: list[int], k: int) -> list[float | None]:
     return [h / n if n else None for h, n in zip(kept, reached)]
 
 
-def by_position(models, prompts: list[str], drafter: str, k: int, max_new_tokens: int = 32) -> list[float | None]:
+def by_position(models, prompts: list[str], drafter: str, k: int, max_new_tokens: int = 32,
+                progress=None) -> list[float | None]:
     """Conditional acceptance by position (see `conditional_acceptance`) over the full-width
     greedy rounds of decoding each prompt. A round whose stop rule dropped its last match counts
-    the proposals it kept."""
+    the proposals it kept. `progress(done, total)` is told before each prompt is decoded."""
     accepted = []
-    for prompt in prompts:
+    for i, prompt in enumerate(prompts):
+        if progress:
+            progress(i, len(prompts))
         t = Generation(models, prompt, Settings.greedy(drafter, max_new_tokens, block_size=k)).run()
         accepted += [r.accepted for r in t.rounds if len(r.proposed) == k]
     if not accepted:
@@ -99,14 +102,15 @@ def by_position(models, prompts: list[str], drafter: str, k: int, max_new_tokens
 
 
 def draft_cost(models, prompt: str, drafters: list[str], ks: list[int], max_new_tokens: int = 16,
-               repeats: int = 3, progress=None) -> list[dict]:
+               repeats: int = 3, progress=None, label=str) -> list[dict]:
     """Drafting ms per round for each drafter and block size: {"drafter", "k", "draft_ms", "spread"}.
 
     Measured under the protocol of specviz.lessons.protocol: every (drafter, k) decodes `prompt`
     once per repeat, alternated, after an uncounted warm-up of each, so a busy moment of a shared
     machine (a browser drawing the last chart) falls on all of them alike. A run's value is its
     median round's drafting time; "spread" is the median and range over the runs, and "draft_ms"
-    its median. `progress(done, total, name)` is told before each run.
+    its median. `progress(done, total, name)` is told before each run, named "<label(drafter)>, k = <k>"
+    (a page passes its plain label for each drafter).
     """
     def timed(d: str, k: int) -> float:
         trace = Generation(models, prompt, Settings.greedy(d, max_new_tokens, block_size=k)).run()
@@ -114,7 +118,7 @@ def draft_cost(models, prompt: str, drafters: list[str], ks: list[int], max_new_
 
     sides = {(d, k): (lambda d=d, k=k: timed(d, k)) for d in drafters for k in ks}
     runs = alternate(sides, repeats,
-                     progress and (lambda done, total, key: progress(done, total, f"{key[0]}, k = {key[1]}")))
+                     progress and (lambda done, total, key: progress(done, total, f"{label(key[0])}, k = {key[1]}")))
     spreads = {key: spread(times) for key, times in runs.items()}
     return [{"drafter": d, "k": k, "draft_ms": s.median, "spread": s} for (d, k), s in spreads.items()]
 

@@ -23,20 +23,22 @@ from specviz.lessons.protocol import beats, ratio_spread
 
 
 def threshold_sweep(models, prompt: str, drafters: list[str], thresholds: list[float], k: int = 4,
-                    max_stages: int = 3, max_new_tokens: int = 32, repeats: int = 3, progress=None) -> dict:
+                    max_stages: int = 3, max_new_tokens: int = 32, repeats: int = 3, progress=None,
+                    label=str) -> dict:
     """{"baseline": plain decoding's costs, "one_stage": {drafter: row}, "rows": [row per drafter x
     threshold]}, each row {drafter, threshold, stages_per_round, looped, acceptance_length,
     ms_per_token, ms_per_token_spread, speedup, speedup_spread}: measured under the protocol of
     specviz.lessons.protocol (alternated, `repeats` runs each, median and range). "looped" is the
     share of rounds that drafted more than one stage; a one-stage row has threshold None.
-    `progress(done, total, name)` is told before each run."""
+    `progress(done, total, name)` is told before each run, its setting named as `setting_name` does
+    with `label` (a page passes its plain label for each drafter)."""
     settings = {("plain", None): Settings.greedy(None, max_new_tokens)}
     for d in drafters:
         settings[d, None] = Settings.greedy(d, max_new_tokens, block_size=k, max_stages=1)
         settings |= {(d, g): Settings.greedy(d, max_new_tokens, block_size=k, loop_threshold=g, max_stages=max_stages)
                      for g in thresholds}
     runs = repeated_runs(models, prompt, settings, repeats,
-                         progress and (lambda done, total, key: progress(done, total, setting_name(*key))))
+                         progress and (lambda done, total, key: progress(done, total, setting_name(*key, label))))
     base = runs.pop(("plain", None))
     out = {"baseline": base["costs"], "one_stage": {}, "rows": []}
     for (d, g), run in runs.items():
@@ -53,15 +55,15 @@ def threshold_sweep(models, prompt: str, drafters: list[str], thresholds: list[f
     return out
 
 
-def setting_name(drafter: str, threshold: float | None) -> str:
-    """How a progress bar names a sweep setting.
+def setting_name(drafter: str, threshold: float | None, label=str) -> str:
+    """How a progress bar names a sweep setting, the drafter as `label(drafter)`.
 
-    >>> setting_name("plain", None), setting_name("dloop", None), setting_name("dloop", -8.0)
-    ('plain decoding', 'dloop, one stage a round', 'dloop, g = -8')
+    >>> setting_name("plain", None), setting_name("dloop", None), setting_name("dloop", -8.0, str.upper)
+    ('plain decoding', 'dloop, one stage a round', 'DLOOP, g = -8')
     """
     if drafter == "plain":
         return "plain decoding"
-    return f"{drafter}, one stage a round" if threshold is None else f"{drafter}, g = {threshold:g}"
+    return f"{label(drafter)}, one stage a round" if threshold is None else f"{label(drafter)}, g = {threshold:g}"
 
 
 def stage_prices(result: dict) -> list[dict]:

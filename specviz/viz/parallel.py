@@ -1,6 +1,9 @@
 """Figures for the parallel-drafting lesson: phrase probabilities (product of the backbone's
 marginals vs the Markov head), sampled-block counts, conditional acceptance by block position,
-drafting cost vs block size."""
+drafting cost vs block size. A learner reads each drafter by the page's label for it, never its
+name ("dflash"): the builders take labels, or `label` (name -> label) where rows carry names."""
+from collections.abc import Callable
+
 import plotly.graph_objects as go
 
 from specviz.viz.charts import base_layout
@@ -36,14 +39,14 @@ def position_lines(rates: dict[str, list[float | None]]) -> go.Figure:
                        yaxis_title="conditional acceptance", yaxis_range=[0, 1.05])
 
 
-def cost_lines(rows: list[dict]) -> go.Figure:
-    """Drafting ms per round against block size, one line per drafter: the median of the runs,
-    their range as an error bar (rows of specviz.lessons.parallel.draft_cost)."""
+def cost_lines(rows: list[dict], label: Callable[[str], str]) -> go.Figure:
+    """Drafting ms per round against block size, one line per drafter (named by `label`): the median
+    of the runs, their range as an error bar (rows of specviz.lessons.parallel.draft_cost)."""
     fig = go.Figure()
     for i, d in enumerate(dict.fromkeys(r["drafter"] for r in rows)):
         part = [r for r in rows if r["drafter"] == d]
         fig.add_trace(go.Scatter(
-            name=d, x=[r["k"] for r in part], y=[r["draft_ms"] for r in part], mode="lines+markers",
+            name=label(d), x=[r["k"] for r in part], y=[r["draft_ms"] for r in part], mode="lines+markers",
             line={"color": COLORS[i % 4], "width": 3},
             error_y={"type": "data", "symmetric": False, "array": [r["spread"].high - r["draft_ms"] for r in part],
                      "arrayminus": [r["draft_ms"] - r["spread"].low for r in part]}))

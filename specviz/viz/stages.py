@@ -4,13 +4,16 @@ DSpark's confidence head: c_i per proposal and prefix survival a_i = c_1 ... c_i
 DLoop's gate: per stage, the sum of log q over its proposals against the threshold g; the
 next stage runs only while the sum is >= g (and fewer than S stages ran).
 Lesson 6's sweep (specviz.lessons.sweep): its figure, its table, the price of the stages the
-gate added (from the same runs) and the measured counterpart of DLoop's Table 2.
+gate added (from the same runs) and the measured counterpart of DLoop's Table 2. The sweep keys
+its rows by drafter name ("dloop"); what a learner reads is the page's label for it, so every
+builder here takes `label` (name -> label) and shows no name.
 
 What it leaves out: drafters that record nothing (autoregressive, prompt lookup): empty string.
 """
+from collections.abc import Callable
+
 import plotly.graph_objects as go
 
-from specviz.generator.models import DRAFTER_LABELS
 from specviz.viz.charts import base_layout
 from specviz.viz.style import ACCEPTED, TARGET
 from specviz.viz.tokens import esc
@@ -63,15 +66,19 @@ def stages_html(info: dict, tokens: list[str]) -> str:
             + "".join(rows) + "</table>")
 
 
-def sweep_figure(result: dict) -> go.Figure:
+def sweep_figure(result: dict, label: Callable[[str], str]) -> go.Figure:
     """Speedup against g, the median with its range as an error bar, one line per drafter; each
-    drafter's one-stage speedup as a dotted line of its colour, with its range as a band.
+    drafter's one-stage speedup as a dotted line of its colour, with its range as a band. The legend
+    names each drafter by `label`, and each dotted line too: a note on the line itself would lie across
+    the data, and two drafters' one-stage speedups are often close enough for their notes to collide.
 
     >>> from specviz.lessons.protocol import spread
     >>> one = {"speedup": 1.2, "speedup_spread": spread([1.1, 1.2, 1.3])}
     >>> rows = [{"drafter": "dloop", "threshold": g, "speedup": 1.0, "speedup_spread": spread([0.9, 1.0, 1.2])}
     ...         for g in (-4.0, -8.0)]
-    >>> fig = sweep_figure({"one_stage": {"dloop": one}, "rows": rows})
+    >>> fig = sweep_figure({"one_stage": {"dloop": one}, "rows": rows}, {"dloop": "DLoop"}.get)
+    >>> [t.name for t in fig.data], fig.data[1].line.dash
+    (['DLoop', 'DLoop, one stage a round'], 'dot')
     >>> list(fig.data[0].x), list(fig.data[0].error_y.array), list(fig.data[0].error_y.arrayminus)
     ([-4.0, -8.0], [0.19999999999999996, 0.19999999999999996], [0.09999999999999998, 0.09999999999999998])
     >>> fig.layout.shapes[0].y0, fig.layout.shapes[0].y1
@@ -81,48 +88,52 @@ def sweep_figure(result: dict) -> go.Figure:
     for i, d in enumerate(result["one_stage"]):
         part, color = [r for r in result["rows"] if r["drafter"] == d], COLORS[i % 2]
         fig.add_trace(go.Scatter(
-            name=DRAFTER_LABELS.get(d, d), x=[r["threshold"] for r in part], y=[r["speedup"] for r in part],
+            name=label(d), x=[r["threshold"] for r in part], y=[r["speedup"] for r in part],
             mode="lines+markers", line={"color": color, "width": 3}, marker={"size": 10},
             error_y={"type": "data", "symmetric": False,
                      "array": [r["speedup_spread"].high - r["speedup"] for r in part],
                      "arrayminus": [r["speedup"] - r["speedup_spread"].low for r in part]}))
         one = result["one_stage"][d]["speedup_spread"]
         fig.add_hrect(y0=one.low, y1=one.high, fillcolor=color, opacity=0.12, line_width=0)
-        fig.add_hline(y=one.median, line={"color": color, "dash": "dot"},
-                      annotation_text=f"{d}, one stage a round", annotation_position="top left")
+        fig.add_hline(y=one.median, line={"color": color, "dash": "dot"})
+        fig.add_trace(go.Scatter(name=f"{label(d)}, one stage a round", x=[None], y=[None], mode="lines",
+                                 line={"color": color, "dash": "dot"}))   # the dotted line's legend entry
     return base_layout(fig, "speedup against g (bars: the range over the runs; dotted: one stage a round)",
+                       height=480,   # taller than the default: four legend rows sit below the axis title
                        xaxis_title="threshold g (lower: the gate opens more often)", yaxis_title="speedup ×")
 
 
-def sweep_rows(result: dict) -> list[dict]:
-    """The sweep as a learner reads it: one-stage rows first, then each threshold.
+def sweep_rows(result: dict, label: Callable[[str], str]) -> list[dict]:
+    """The sweep as a learner reads it: one-stage rows first, then each threshold, each drafter by `label`.
 
     >>> from specviz.lessons.protocol import spread
     >>> row = {"drafter": "dloop", "threshold": -8.0, "stages_per_round": 2.125, "looped": 0.67,
     ...        "acceptance_length": 2.5, "speedup_spread": spread([0.9, 1.0, 1.2])}
-    >>> sweep_rows({"one_stage": {}, "rows": [row]})[0]
-    {'drafter': 'dloop', 'g': '-8', 'stages per round': '2.12', 'rounds that drafted again': '67%', \
+    >>> sweep_rows({"one_stage": {}, "rows": [row]}, {"dloop": "DLoop"}.get)[0]
+    {'drafter': 'DLoop', 'g': '-8', 'stages per round': '2.12', 'rounds that drafted again': '67%', \
 'tokens per check': '2.50', 'speedup': '1.00× (0.90–1.20× over 3 runs)'}
     """
     rows = list(result["one_stage"].values()) + result["rows"]
-    return [{"drafter": r["drafter"], "g": "one stage" if r["threshold"] is None else f"{r['threshold']:g}",
+    return [{"drafter": label(r["drafter"]), "g": "one stage" if r["threshold"] is None else f"{r['threshold']:g}",
              "stages per round": f"{r['stages_per_round']:.2f}", "rounds that drafted again": f"{r['looped']:.0%}",
              "tokens per check": f"{r['acceptance_length']:.2f}", "speedup": r["speedup_spread"].label(unit="×")}
             for r in rows]
 
 
-def price_rows(prices: list[dict]) -> list[dict]:
-    """The rows of specviz.lessons.sweep.stage_prices as a learner reads them; '–' where the gate never opened.
+def price_rows(prices: list[dict], label: Callable[[str], str]) -> list[dict]:
+    """The rows of specviz.lessons.sweep.stage_prices as a learner reads them, each drafter by `label`;
+    '–' where the gate never opened.
 
     >>> price_rows([{"drafter": "dloop", "threshold": -8.0, "looped": 0.5, "extra_stages": 0.5, "token_ms": 10.0,
-    ...              "stage_ms": 5.0, "tokens_added": 0.25, "tokens_needed": 0.5, "verdict": "does not pay"}])[0]
-    {'drafter': 'dloop', 'g': '-8', 'rounds that drafted again': '50%', 'a later stage costs': '5.0 ms', \
+    ...              "stage_ms": 5.0, "tokens_added": 0.25, "tokens_needed": 0.5, "verdict": "does not pay"}],
+    ...            {"dloop": "DLoop"}.get)[0]
+    {'drafter': 'DLoop', 'g': '-8', 'rounds that drafted again': '50%', 'a later stage costs': '5.0 ms', \
 'it added': '0.25 tokens', 'worth': '2.5 ms (at 10.0 ms a token)', 'pays for itself': 'does not pay'}
     """
     out = []
     for p in prices:
         opened = p["stage_ms"] is not None
-        out.append({"drafter": p["drafter"], "g": f"{p['threshold']:g}",
+        out.append({"drafter": label(p["drafter"]), "g": f"{p['threshold']:g}",
                     "rounds that drafted again": f"{p['looped']:.0%}",
                     "a later stage costs": f"{p['stage_ms']:.1f} ms" if opened else "–",
                     "it added": f"{p['tokens_added']:.2f} tokens" if opened else "–",
@@ -132,15 +143,15 @@ def price_rows(prices: list[dict]) -> list[dict]:
     return out
 
 
-def price_verdict(prices: list[dict], drafter: str) -> str:
-    """One sentence for `drafter`: where the stages the gate added repaid their cost.
+def price_verdict(prices: list[dict], drafter: str, name: str) -> str:
+    """One sentence for `drafter`, called `name` in it: where the stages the gate added repaid their cost.
 
     >>> p = {"drafter": "dloop", "stage_ms": 5.0, "tokens_added": 0.25, "tokens_needed": 0.5}
     >>> print(price_verdict([dict(p, threshold=-4.0, verdict="gate never opened"),
     ...                      dict(p, threshold=-8.0, verdict="does not pay"),
-    ...                      dict(p, threshold=-12.0, verdict="within this machine's noise")], "dloop"))
+    ...                      dict(p, threshold=-12.0, verdict="within this machine's noise")], "dloop", "DLoop"))
     ... # doctest: +NORMALIZE_WHITESPACE
-    dloop: at g = -8 the stages it added cost more than their tokens were worth; at g = -12 the difference
+    DLoop: at g = -8 the stages it added cost more than their tokens were worth; at g = -12 the difference
     from one stage a round is within this machine's noise; at g = -4 the gate never opened.
     """
     said = {"pays": "the stages it added paid for themselves", "does not pay":
@@ -152,7 +163,7 @@ def price_verdict(prices: list[dict], drafter: str) -> str:
         gs = [f"{p['threshold']:g}" for p in prices if p["drafter"] == drafter and p["verdict"] == verdict]
         if gs:
             parts.append(f"at g = {', '.join(gs)} {text}")
-    return f"{drafter}: " + "; ".join(parts) + "."
+    return f"{name}: " + "; ".join(parts) + "."
 
 
 def paper_rows(result: dict, threshold: float, aware: str = "dloop", plain: str = "dloop-plain") -> list[dict]:
