@@ -6,6 +6,7 @@ import pytest
 from specviz.lessons.cost import (Calculator, break_even_curve, break_even_tokens, measure, ms_per_token, speedup,
                           trace_costs, verification_cost_by_width)
 from specviz.generator.engine import Settings
+from specviz.lessons.protocol import ratio_spread
 
 
 def test_the_seeds_round_committing_four_tokens_costs_35_ms_each():
@@ -41,11 +42,11 @@ def test_trace_totals_divide_total_time_by_total_tokens_not_mean_of_ratios():
               SimpleNamespace(emitted=[{}] * 1, total_ms=14.0, draft_ms=4.0, verify_ms=9.0, overhead_ms=1.0,
                               drafter_info={})]
     c = trace_costs(SimpleNamespace(rounds=rounds, prefill_ms=5.0))
-    assert c["ms_per_token"] == pytest.approx(28 / 5)      # not (3.5 + 14) / 2
+    assert c["ms_per_token"] == pytest.approx(5.6)         # 28 ms over 5 tokens, not (3.5 + 14) / 2 = 8.75
     assert c["acceptance_length"] == 2.5 and c["verify_ms"] == 18.0
     assert c["stages_per_round"] == 1.5
-    assert c["verify_ms_per_token"] == 18.0 / 5            # the round times without drafting and bookkeeping
-    assert speedup(10.0, c["ms_per_token"]) == pytest.approx(10 / 5.6)
+    assert c["verify_ms_per_token"] == pytest.approx(3.6)  # 18 ms of checks over 5 tokens, drafting left out
+    assert speedup(10.0, c["ms_per_token"]) == pytest.approx(1.7857, abs=1e-4)
 
 
 def test_width_probe_times_every_width_on_the_running_target(models):
@@ -54,18 +55,24 @@ def test_width_probe_times_every_width_on_the_running_target(models):
     assert all(r["ms"] > 0 for r in rows) and rows[0]["relative"] == 1.0
 
 
-def test_a_live_measurement_alternates_the_sides_and_keeps_each_ones_median_run(models):
+def test_a_live_measurement_runs_both_sides_on_the_real_engine(models):
     res = measure(models, "The best way to learn is to", Settings.greedy("ar", 8, block_size=3), repeats=3)
     for side in ("plain", "speculative"):
-        assert len(res[side]["runs_ms"]) == 3
-        assert res[side]["costs"]["decode_ms"] == sorted(res[side]["runs_ms"])[1]    # the median of three
-        assert res[side]["costs"]["tokens"] == 8
-        assert res[side]["ms_per_token"].n == 3
+        assert len(res[side]["runs_ms"]) == 3 and res[side]["ms_per_token"].n == 3
+        assert res[side]["costs"]["tokens"] == 8 and res[side]["trace"].new_ids
     assert res["plain"]["trace"].new_ids == res["speculative"]["trace"].new_ids   # greedy: the same text
-    # the speedup pairs the sides run by run: plain's i-th run against speculative's i-th
-    pairs = [a / b for a, b in zip(res["plain"]["runs_ms"], res["speculative"]["runs_ms"])]
-    assert res["speedup_spread"].low == pytest.approx(min(pairs)) and res["speedup_spread"].high == pytest.approx(max(pairs))
-    assert res["speedup"] == res["speedup_spread"].median == pytest.approx(sorted(pairs)[1])
+    assert res["speedup_spread"].n == 3
+    assert 0 < res["speedup_spread"].low <= res["speedup"] <= res["speedup_spread"].high
+
+
+def test_the_speedup_pairs_the_sides_run_by_run():
+    # plain 10, 12, 11 ms a token; speculative 3.5 (the seed's round), 4, 5.5: run by run the
+    # speedups are 2.857, 3.0 and 2.0, so the median is the seed's 2.857 and the range 2.0-3.0.
+    # Pairing sorted runs instead (2.857, 2.75, 2.18), the ratio of the median runs (11 / 4 =
+    # 2.75), or the ratio upside down (0.35) gives other numbers.
+    s = ratio_spread([10.0, 12.0, 11.0], [3.5, 4.0, 5.5])
+    assert s.n == 3 and s.low == 2.0 and s.high == 3.0
+    assert s.median == pytest.approx(2.857, abs=1e-3)
 
 
 def test_one_dloop_check_trades_bonus_tokens_for_target_passes():
@@ -96,7 +103,6 @@ def test_a_later_stage_pays_only_where_looping_made_a_token_cheaper():
 
 
 def test_the_sweep_measures_one_stage_beside_every_threshold_and_prices_from_those_runs(models):
-    from specviz.lessons.protocol import beats
     from specviz.lessons.sweep import stage_prices, threshold_sweep
     told = []
     res = threshold_sweep(models, "He said, he said, he said, he said,", ["dloop"], [-8.0, -1.0], k=4, max_stages=3,
@@ -108,12 +114,13 @@ def test_the_sweep_measures_one_stage_beside_every_threshold_and_prices_from_tho
     assert open_["stages_per_round"] > 1 and open_["looped"] > 0        # at g = -8 the gate opens on this prompt
     assert shut["stages_per_round"] == 1.0 and stage_prices(res)[1]["verdict"] == "gate never opened"   # not at -1
     assert all(r["speedup_spread"].n == 2 for r in res["rows"])
-    for price, row in zip(stage_prices(res), res["rows"]):
-        if price["stage_ms"] is None:
-            continue
-        said = beats(row["speedup_spread"], one["speedup_spread"])
-        assert price["verdict"] == {"above": "pays", "below": "does not pay"}.get(said, said)
-        if price["verdict"] == "pays":       # faster in every run: its tokens were worth more than the stage cost
-            assert price["tokens_added"] > price["tokens_needed"]
-        if price["verdict"] == "does not pay":
-            assert price["tokens_added"] < price["tokens_needed"]
+    # the verdict rule itself is checked on scripted rows above; here, that the sweep's own runs
+    # reach it: the looping row gets a price and one of the three verdicts, and a verdict agrees
+    # with the sign of the price (a faster run in every repeat had tokens worth more than its stage)
+    price = stage_prices(res)[0]
+    assert price["stage_ms"] is not None and price["tokens_added"] is not None
+    assert price["verdict"] in ("pays", "does not pay", "within this machine's noise")
+    if price["verdict"] == "pays":
+        assert price["tokens_added"] > price["tokens_needed"]
+    if price["verdict"] == "does not pay":
+        assert price["tokens_added"] < price["tokens_needed"]

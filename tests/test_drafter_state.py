@@ -106,3 +106,16 @@ def test_the_embedded_drafters_keep_their_state_to_the_end_of_the_context(models
     s = Settings.greedy(drafter, 8, block_size=k, loop_threshold=GATE_OPEN, max_stages=2)
     g = run_and_compare(models, "It was a bright cold day in April, and the clocks were striking. " * 60, s, rounds=2)
     assert len(g.committed) > models.max_context - 8 - k - 1   # the rounds ran near the context's end
+
+
+@pytest.mark.parametrize("drafter", ["dflash", "dspark", "dloop"])
+def test_a_block_drafter_given_no_features_keeps_its_context_as_it_was(tiny, drafter):
+    # the drafter interface passes hidden=None where the target processed nothing new (the engine's
+    # prefill of a one-token prompt); None and an empty tensor add no position
+    d = tiny.drafter(drafter, GATE_OPEN, 2)
+    d.prefill([tiny.eos_id], None)
+    assert d.n_ctx == 0 and all(k.shape[1] == v.shape[1] == 0 for k, v in d.ctx_kv)
+    d.commit([tiny.eos_id, 1], None)
+    d.commit([tiny.eos_id, 1], torch.zeros(0, 2 * 16))
+    assert d.n_ctx == 0 and all(k.shape[1] == v.shape[1] == 0 for k, v in d.ctx_kv)
+    assert len(d.propose([tiny.eos_id], 3, greedy_pick).tokens) == 3 * (2 if drafter == "dloop" else 1)

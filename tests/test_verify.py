@@ -19,6 +19,13 @@ def test_a_token_the_target_likes_more_is_always_accepted():
     assert accept_probability(0.6, 0.3) == 1.0
 
 
+@pytest.mark.parametrize("p_x", [0.0, 1e-30, 0.3, 1.0])
+def test_a_token_both_sides_give_the_same_probability_is_kept_even_at_zero(p_x):
+    # min(1, p/q) is 1 where p = q, and the rule is total: a proposal both sides give probability 0
+    # (a one-hot q on a token the target's top-k has dropped, rounded to zero) is not a division by zero
+    assert accept_probability(p_x, p_x) == 1.0
+
+
 @pytest.mark.parametrize("proposed,choice,hit_stop,expected", [
     ([5, 7, 9], [5, 7, 9, 2], False, 3),      # all match: n = k, then a bonus
     ([5, 7, 9], [5, 8, 9, 2], False, 1),      # a later match after a mismatch does not count
@@ -26,10 +33,14 @@ def test_a_token_the_target_likes_more_is_always_accepted():
     ([5, 7, 9], [5, 7, 9, 2], True, 2),       # stop rule: all matched at a stop -> drop one
     ([5, 7, 9], [5, 7, 1, 2], True, 2),       # stop rule only when all matched
     ([], [4], False, 0),                      # no proposals: plain decoding
+    ([], [4], True, 0),                       # plain decoding at the length limit: nothing to drop
+    ([5], [5, 2], True, 0),                   # one proposal, matched, at a stop: the target supplies it
 ])
 def test_greedy_n_matches_follows_transformers_4_46(proposed, choice, hit_stop, expected):
     out = greedy_matches(proposed, choice, hit_stop)
     assert out["n_matches"] == expected
+    # the rule drops a match only where there is one to drop: a whole, non-empty block matched at a stop
+    assert out["stop_rule_applied"] == (hit_stop and proposed != [] and proposed == choice[:len(proposed)])
 
 
 def test_greedy_record_shows_the_cumsum_of_mismatches():

@@ -168,12 +168,12 @@ class Generation:
         hidden = torch.cat([out.hidden_states[i + 1] for i in self.layers], -1)[0] if self.layers else None
         return out.logits[0], hidden
 
-    @torch.no_grad()
     def peek(self) -> torch.Tensor:
         """The target's logits for the next token; the cache is left as it was."""
-        logits, _ = self._target([self.committed[-1]])
-        self.cache.crop(-1)
-        return logits[-1]
+        with torch.no_grad():
+            logits, _ = self._target([self.committed[-1]])
+            self.cache.crop(-1)
+            return logits[-1]
 
     def _pick(self, logits: torch.Tensor) -> tuple[int, torch.Tensor]:
         """How a drafter chooses: argmax under the greedy verifier, else a draw from q."""
@@ -182,85 +182,85 @@ class Generation:
         q = transform(logits, self.s.sampling)
         return sample(q, self.gen), q
 
-    @torch.no_grad()
     def step(self) -> Round | None:
         """Run one round; None if the generation has finished."""
-        if self.done:
-            self.trace.finished = True
-            return None
-        s, eos = self.s, self.m.eos_id
-        remaining = s.max_new_tokens - len(self.new_ids)
-        processed_before, committed_before = self.cache.get_seq_length(), len(self.committed)
-        watch = Stopwatch(self.m.device)   # marks: start, drafted, verified, recorded
-        watch.mark()
+        with torch.no_grad():
+            if self.done:
+                self.trace.finished = True
+                return None
+            s, eos = self.s, self.m.eos_id
+            remaining = s.max_new_tokens - len(self.new_ids)
+            processed_before, committed_before = self.cache.get_seq_length(), len(self.committed)
+            watch = Stopwatch(self.m.device)   # marks: start, drafted, verified, recorded
+            watch.mark()
 
-        # 1. draft: k proposals per stage (DLoop may run several), then cut at end-of-text and the limit.
-        # Always the full block: a bidirectional block drafted narrower would draft other tokens.
-        k = s.block_size if self.drafter else 0
-        draft = self.drafter.propose(self.committed, k, self._pick) if k else Draft()
-        cut = min(remaining, draft.tokens.index(eos) + 1 if eos in draft.tokens else remaining)
-        draft.tokens, draft.q = draft.tokens[:cut], draft.q[:cut]
-        x, qs = draft.tokens, draft.q
-        watch.mark()
+            # 1. draft: k proposals per stage (DLoop may run several), then cut at end-of-text and the limit.
+            # Always the full block: a bidirectional block drafted narrower would draft other tokens.
+            k = s.block_size if self.drafter else 0
+            draft = self.drafter.propose(self.committed, k, self._pick) if k else Draft()
+            cut = min(remaining, draft.tokens.index(eos) + 1 if eos in draft.tokens else remaining)
+            draft.tokens, draft.q = draft.tokens[:cut], draft.q[:cut]
+            x, qs = draft.tokens, draft.q
+            watch.mark()
 
-        # 2. verify: one target forward over [newest committed token, x_1..x_k]
-        logits, hidden = self._target([self.committed[-1]] + x)
-        watch.mark()
+            # 2. verify: one target forward over [newest committed token, x_1..x_k]
+            logits, hidden = self._target([self.committed[-1]] + x)
+            watch.mark()
 
-        # 3. accept
-        choice = logits.argmax(-1).tolist()
-        greedy = None
-        if s.verifier == "greedy":
-            p = torch.softmax(logits.float(), -1)
-            hit_stop = eos in x or len(self.new_ids) + len(x) >= s.max_new_tokens
-            greedy = greedy_matches(x, choice, hit_stop)
-            n, decisions = greedy["n_matches"], [{"accepted": i < greedy["n_matches"]} for i in range(len(x))]
-            last = choice[n]
-        elif s.verifier == "sampling":
-            p = transform(logits, s.sampling)
-            qs = [q.to(p.device) for q in qs]
-            uniforms = torch.rand(len(x), generator=self.gen).tolist()
-            n, decisions = speculative_sampling(x, p, qs, uniforms)
-            last = sample(residual(p[n], qs[n]) if n < len(x) else p[n], self.gen)
-        else:
-            p = transform(logits, s.sampling)
-            draws = [sample(p[i], self.gen) for i in range(len(x) + 1)]
-            n, decisions = target_draw_matching(x, draws)
-            last = draws[n]
-        # the stop rule's token is the target's own choice, which equals the proposal it replaces:
-        # neither a correction (nothing was wrong) nor a bonus (no proposal was left)
-        stopped = bool(greedy and greedy["stop_rule_applied"])
-        kinds = ["accepted"] * n + ["stop" if stopped else "bonus" if n == len(x) else "correction"]
-        emitted = list(zip(x[:n] + [last], kinds))
-        if eos in [t for t, _ in emitted]:   # nothing is generated after end-of-text
-            emitted = emitted[:[t for t, _ in emitted].index(eos) + 1]
-        emitted = emitted[:remaining]
+            # 3. accept
+            choice = logits.argmax(-1).tolist()
+            greedy = None
+            if s.verifier == "greedy":
+                p = torch.softmax(logits.float(), -1)
+                hit_stop = eos in x or len(self.new_ids) + len(x) >= s.max_new_tokens
+                greedy = greedy_matches(x, choice, hit_stop)
+                n, decisions = greedy["n_matches"], [{"accepted": i < greedy["n_matches"]} for i in range(len(x))]
+                last = choice[n]
+            elif s.verifier == "sampling":
+                p = transform(logits, s.sampling)
+                qs = [q.to(p.device) for q in qs]
+                uniforms = torch.rand(len(x), generator=self.gen).tolist()
+                n, decisions = speculative_sampling(x, p, qs, uniforms)
+                last = sample(residual(p[n], qs[n]) if n < len(x) else p[n], self.gen)
+            else:
+                p = transform(logits, s.sampling)
+                draws = [sample(p[i], self.gen) for i in range(len(x) + 1)]
+                n, decisions = target_draw_matching(x, draws)
+                last = draws[n]
+            # the stop rule's token is the target's own choice, which equals the proposal it replaces:
+            # neither a correction (nothing was wrong) nor a bonus (no proposal was left)
+            stopped = bool(greedy and greedy["stop_rule_applied"])
+            kinds = ["accepted"] * n + ["stop" if stopped else "bonus" if n == len(x) else "correction"]
+            emitted = list(zip(x[:n] + [last], kinds))
+            if eos in [t for t, _ in emitted]:   # nothing is generated after end-of-text
+                emitted = emitted[:[t for t, _ in emitted].index(eos) + 1]
+            emitted = emitted[:remaining]
 
-        # 4. commit, then crop both caches back to the committed prefix minus its newest token
-        self.committed += [t for t, _ in emitted]
-        extra = self.cache.get_seq_length() - (len(self.committed) - 1)
-        if extra > 0:
-            self.cache.crop(-extra)
-        if self.drafter:
-            kept = hidden[:len(self.committed) - 1 - processed_before] if hidden is not None else None
-            self.drafter.commit(self.committed, kept)
-        texts = self.m.token_text
-        rnd = Round(
-            index=len(self.trace.rounds), proposed=list(x), proposed_tokens=[texts[t] for t in x],
-            q=[float(qs[i][t]) for i, t in enumerate(x)], q_top=_top(torch.stack(qs), texts) if qs else [],
-            p_top=_top(p, texts), p_proposed=[float(p[i][t]) for i, t in enumerate(x)], target_choice=choice,
-            decisions=decisions, greedy=greedy, accepted=n,
-            emitted=[{"id": t, "text": texts[t], "kind": kind} for t, kind in emitted],
-            processed_before=processed_before, processed_after=self.cache.get_seq_length(),
-            committed_before=committed_before, committed_after=len(self.committed),
-            draft_ms=0.0, verify_ms=0.0, overhead_ms=0.0, total_ms=0.0, drafter_info=draft.info)
-        watch.mark()
-        rnd.draft_ms, rnd.verify_ms, recording_ms = watch.laps()
-        rnd.total_ms = rnd.draft_ms + rnd.verify_ms + recording_ms
-        rnd.overhead_ms = recording_ms
-        self.trace.record(rnd)   # checked against the rounds before it (trace_schema)
-        self.trace.finished = self.done
-        return rnd
+            # 4. commit, then crop both caches back to the committed prefix minus its newest token
+            self.committed += [t for t, _ in emitted]
+            extra = self.cache.get_seq_length() - (len(self.committed) - 1)
+            if extra > 0:
+                self.cache.crop(-extra)
+            if self.drafter:
+                kept = hidden[:len(self.committed) - 1 - processed_before] if hidden is not None else None
+                self.drafter.commit(self.committed, kept)
+            texts = self.m.token_text
+            rnd = Round(
+                index=len(self.trace.rounds), proposed=list(x), proposed_tokens=[texts[t] for t in x],
+                q=[float(qs[i][t]) for i, t in enumerate(x)], q_top=_top(torch.stack(qs), texts) if qs else [],
+                p_top=_top(p, texts), p_proposed=[float(p[i][t]) for i, t in enumerate(x)], target_choice=choice,
+                decisions=decisions, greedy=greedy, accepted=n,
+                emitted=[{"id": t, "text": texts[t], "kind": kind} for t, kind in emitted],
+                processed_before=processed_before, processed_after=self.cache.get_seq_length(),
+                committed_before=committed_before, committed_after=len(self.committed),
+                draft_ms=0.0, verify_ms=0.0, overhead_ms=0.0, total_ms=0.0, drafter_info=draft.info)
+            watch.mark()
+            rnd.draft_ms, rnd.verify_ms, recording_ms = watch.laps()
+            rnd.total_ms = rnd.draft_ms + rnd.verify_ms + recording_ms
+            rnd.overhead_ms = recording_ms
+            self.trace.record(rnd)   # checked against the rounds before it (trace_schema)
+            self.trace.finished = self.done
+            return rnd
 
     def run(self) -> Trace:
         while self.step() is not None:

@@ -48,16 +48,16 @@ class AutoregressiveDrafter(Drafter):
         if len(prompt_ids) > 1:
             self.decoder.feed(prompt_ids[:-1])
 
-    @torch.no_grad()
     def propose(self, committed, k, pick: Pick) -> Draft:
-        draft = Draft()
-        unseen = committed[self.decoder.length:]
-        for i in range(k):
-            token, q = pick(self.decoder.feed(unseen))
-            draft.tokens.append(token)
-            draft.q.append(q)
-            unseen = [token]
-        return draft
+        with torch.no_grad():
+            draft = Draft()
+            unseen = committed[self.decoder.length:]
+            for i in range(k):
+                token, q = pick(self.decoder.feed(unseen))
+                draft.tokens.append(token)
+                draft.q.append(q)
+                unseen = [token]
+            return draft
 
     def commit(self, committed, hidden=None):
         # keep cached positions only where they hold committed tokens (at most committed - 1:

@@ -52,19 +52,18 @@ class BlockDrafter(Drafter):
             (torch.cat([k, nk], 1), torch.cat([v, nv], 1)) for (k, v), (nk, nv) in zip(self.ctx_kv, new)]
         self.n_ctx += len(hidden)
 
-    @torch.no_grad()
     def prefill(self, prompt_ids, hidden):
-        self.n_ctx = 0
-        c = self.model.config
-        empty = torch.zeros(c.num_kv_heads, 0, c.head_dim, device=self.model.device, dtype=self.model.dtype)
-        self.ctx_kv = [(empty, empty) for _ in self.model.layers]
-        self._append(hidden)
+        with torch.no_grad():
+            self.n_ctx = 0
+            c = self.model.config
+            empty = torch.zeros(c.num_kv_heads, 0, c.head_dim, device=self.model.device, dtype=self.model.dtype)
+            self.ctx_kv = [(empty, empty) for _ in self.model.layers]
+            self._append(hidden)
 
-    @torch.no_grad()
     def commit(self, committed, hidden):
-        self._append(hidden)
+        with torch.no_grad():
+            self._append(hidden)
 
-    @torch.no_grad()
     def score(self, committed: list[int], tokens: list[int]) -> dict:
         """Probabilities this drafter gives a forced continuation `tokens` after `committed`.
 
@@ -76,58 +75,59 @@ class BlockDrafter(Drafter):
         >>> d.score(ids, [of, problem])   # doctest: +SKIP
         {'marginal': [0.48, 0.41], 'sequential': [0.48, 0.02], ...}
         """
-        m, device = self.model, self.model.device
-        k = len(tokens)
-        pos = torch.arange(self.n_ctx, self.n_ctx + k + self.slot, device=device)
-        block = torch.tensor([committed[-1]] + [self.mask_id] * (k + self.slot - 1), device=device)
-        base = m.lm_head(m.forward_block(block, pos, self.ctx_kv)[self.slot:]).float()
-        prev = torch.tensor([committed[-1]] + tokens[:-1], device=device)
-        corrected = base + m.markov_bias(prev).float() if self.markov else base
-        idx = torch.arange(k)
-        return {"marginal": torch.softmax(base, -1)[idx, tokens].tolist(),
-                "sequential": torch.softmax(corrected, -1)[idx, tokens].tolist(),
-                "marginal_dists": torch.softmax(base, -1), "sequential_dists": torch.softmax(corrected, -1)}
+        with torch.no_grad():
+            m, device = self.model, self.model.device
+            k = len(tokens)
+            pos = torch.arange(self.n_ctx, self.n_ctx + k + self.slot, device=device)
+            block = torch.tensor([committed[-1]] + [self.mask_id] * (k + self.slot - 1), device=device)
+            base = m.lm_head(m.forward_block(block, pos, self.ctx_kv)[self.slot:]).float()
+            prev = torch.tensor([committed[-1]] + tokens[:-1], device=device)
+            corrected = base + m.markov_bias(prev).float() if self.markov else base
+            idx = torch.arange(k)
+            return {"marginal": torch.softmax(base, -1)[idx, tokens].tolist(),
+                    "sequential": torch.softmax(corrected, -1)[idx, tokens].tolist(),
+                    "marginal_dists": torch.softmax(base, -1), "sequential_dists": torch.softmax(corrected, -1)}
 
-    @torch.no_grad()
     def propose(self, committed, k, pick: Pick) -> Draft:
-        assert self.n_ctx == len(committed) - 1, "drafter context out of step with the target"
-        m, device = self.model, self.model.device
-        draft = Draft(info={"stages": [], "threshold": self.g if self.max_stages > 1 else None,
-                            "max_stages": self.max_stages})
-        ctx = self.ctx_kv
-        anchor, start = committed[-1], self.n_ctx
-        conf_logits = []
-        while True:
-            pos = torch.arange(start, start + k + self.slot, device=device)
-            block = torch.tensor([anchor] + [self.mask_id] * (k + self.slot - 1), device=device)
-            slots = m.forward_block(block, pos, ctx)
-            h = slots[self.slot:]
-            base = m.lm_head(h)
-            prev = [anchor]   # the token before each proposal: the anchor, then the proposals
-            for i in range(k):
-                token, q = pick(base[i] + m.markov_bias(prev[-1]) if self.markov else base[i])
-                draft.tokens.append(token)
-                draft.q.append(q)
-                prev.append(token)
-            stage = torch.stack(draft.q[-k:])
-            logprob = sum(stage[torch.arange(k), prev[1:]].clamp_min(1e-30).log().tolist())
-            if m.config.confidence_head:   # it reads what the loop chose, so it runs once, after it
-                conf_logits += m.confidence_logit(h, torch.tensor(prev[:-1], device=device)).tolist()
-            go_on = len(draft.info["stages"]) + 1 < self.max_stages and logprob >= self.g
-            draft.info["stages"].append({"start": len(draft.tokens) - k, "end": len(draft.tokens),
-                                         "logprob_sum": logprob, "continue": go_on})
-            if not go_on:
-                break
-            # provisional context: this stage's own hidden states stand in for target features
-            # at the positions from its anchor on (the next anchor, its last proposal, sits at start + k)
-            prov = m.context_kv(slots[:k], pos[:k])
-            ctx = [(torch.cat([ck, pk], 1), torch.cat([cv, pv], 1)) for (ck, cv), (pk, pv) in zip(ctx, prov)]
-            anchor, start = draft.tokens[-1], start + k
-        if conf_logits:
-            confidence = [m.confidence_prob(c, i) for i, c in enumerate(conf_logits)]
-            survival, a = [], 1.0
-            for c in confidence:
-                a *= c
-                survival.append(a)
-            draft.info.update(confidence=confidence, survival=survival, confidence_logit=conf_logits)
-        return draft
+        with torch.no_grad():
+            assert self.n_ctx == len(committed) - 1, "drafter context out of step with the target"
+            m, device = self.model, self.model.device
+            draft = Draft(info={"stages": [], "threshold": self.g if self.max_stages > 1 else None,
+                                "max_stages": self.max_stages})
+            ctx = self.ctx_kv
+            anchor, start = committed[-1], self.n_ctx
+            conf_logits = []
+            while True:
+                pos = torch.arange(start, start + k + self.slot, device=device)
+                block = torch.tensor([anchor] + [self.mask_id] * (k + self.slot - 1), device=device)
+                slots = m.forward_block(block, pos, ctx)
+                h = slots[self.slot:]
+                base = m.lm_head(h)
+                prev = [anchor]   # the token before each proposal: the anchor, then the proposals
+                for i in range(k):
+                    token, q = pick(base[i] + m.markov_bias(prev[-1]) if self.markov else base[i])
+                    draft.tokens.append(token)
+                    draft.q.append(q)
+                    prev.append(token)
+                stage = torch.stack(draft.q[-k:])
+                logprob = sum(stage[torch.arange(k), prev[1:]].clamp_min(1e-30).log().tolist())
+                if m.config.confidence_head:   # it reads what the loop chose, so it runs once, after it
+                    conf_logits += m.confidence_logit(h, torch.tensor(prev[:-1], device=device)).tolist()
+                go_on = len(draft.info["stages"]) + 1 < self.max_stages and logprob >= self.g
+                draft.info["stages"].append({"start": len(draft.tokens) - k, "end": len(draft.tokens),
+                                             "logprob_sum": logprob, "continue": go_on})
+                if not go_on:
+                    break
+                # provisional context: this stage's own hidden states stand in for target features
+                # at the positions from its anchor on (the next anchor, its last proposal, sits at start + k)
+                prov = m.context_kv(slots[:k], pos[:k])
+                ctx = [(torch.cat([ck, pk], 1), torch.cat([cv, pv], 1)) for (ck, cv), (pk, pv) in zip(ctx, prov)]
+                anchor, start = draft.tokens[-1], start + k
+            if conf_logits:
+                confidence = [m.confidence_prob(c, i) for i, c in enumerate(conf_logits)]
+                survival, a = [], 1.0
+                for c in confidence:
+                    a *= c
+                    survival.append(a)
+                draft.info.update(confidence=confidence, survival=survival, confidence_logit=conf_logits)
+            return draft
