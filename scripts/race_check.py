@@ -1,0 +1,46 @@
+"""The home race as its page runs it, five clicks quiet and five with one core kept busy.
+
+Run from the repository root: `python scripts/race_check.py`. It measures the opening setting as
+the page does once per server (specviz.lessons.race.fastest_setting), then makes five "clicks"
+per condition, each fitting the threads to the free cores and running five races of 40 greedy
+tokens (race.run, the median race replayed). "Busy" starts `python -c "while True: pass"` before
+its clicks and stops it after them, by its process id. Prints one line per click and a JSON
+summary; the figures of docs/benchmarks.md came from it.
+"""
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from specviz.generator.engine import Settings  # noqa: E402
+from specviz.generator.models import load_embedded  # noqa: E402
+from specviz.generator.threads import fit_threads  # noqa: E402
+from specviz.hosting.app_state import PRESETS  # noqa: E402
+from specviz.lessons import race  # noqa: E402
+
+m = load_embedded()
+fit_threads(m)
+best = race.fastest_setting(m, PRESETS[0], list(m.drafter_models))
+print("opening setting:", best["drafter"], "k =", best["block_size"], best["speedup"].label(unit="x"), flush=True)
+settings = Settings.greedy(best["drafter"], 40, block_size=best["block_size"])
+out = {"opening": [best["drafter"], best["block_size"], best["speedup"].as_dict()]}
+for condition in ("quiet", "one core busy"):
+    busy = subprocess.Popen([sys.executable, "-c", "while True: pass"]) if condition != "quiet" else None
+    if busy:
+        print("busy process", busy.pid, flush=True)
+    clicks = []
+    for _ in range(5):
+        threads = fit_threads(m)["threads"]
+        res = race.run(m, PRESETS[0], settings, 5)
+        v = race.verdict(*res["races"][res["median"]])
+        clicks.append({"speedup": res["speedup"].as_dict(), "threads": threads,
+                       "tokens_per_round": round(v["tokens_per_round"], 2), "round_in_steps": round(v["round_in_steps"], 2)})
+        print(condition, res["speedup"].label(unit="x"), f"threads {threads}", flush=True)
+    if busy:
+        busy.kill()
+        busy.wait()
+        print("stopped busy process", busy.pid, flush=True)
+    out[condition] = clicks
+print(json.dumps(out))
