@@ -24,9 +24,10 @@ Schwarz, sum_j |p'_j - p_j| = 2 delta, sum_j p_j = 1). With N = 16000 draws per 
 delta = 0.03 gives lambda >= 57.6 and P(chi2_6(57.6) > 27.86) = 0.997: a TV error of 0.03 at any
 position (of the binned law) fails with probability above 99 %. (At N = 10000 that would be 0.88.)
 
-The check runs the library's verifier itself, `speculative_sampling` over the whole block and
-the correction from `residual`, for 16000 draws per position: p and q are the real models' laws
-at the scripted prefix, so no model runs per draw. The engine's own round (draft, verify,
+The check runs the library's verifiers themselves: `speculative_sampling` over the whole block
+and the correction from `residual`, for 16000 draws per position (p and q are the real models'
+laws at the scripted prefix, so no model runs per draw); and `target_draw_matching`, with as
+many rounds as it takes for 16000 of them to reach each position. The engine's own round (draft, verify,
 accept, correction or bonus, commit) is proven exactly, by enumeration, on tiny models in
 test_lossless_rounds.py, where both known faults (the correction from residual(p_n, q_0), or
 from p_n) fail.
@@ -35,7 +36,7 @@ import pytest
 import torch
 
 from specviz.generator.sampling import SamplingSettings, transform
-from specviz.generator.verify import residual, speculative_sampling
+from specviz.generator.verify import residual, speculative_sampling, target_draw_matching
 
 PROMPT = "She had never been so happy as"
 SAMPLING = SamplingSettings(temperature=0.8, top_k=24, top_p=0.95)
@@ -112,3 +113,31 @@ def test_the_verifier_reproduces_p_at_every_position_of_a_round(path, n):
     assert chi_square(counts, p[n]) < CRITICAL, (n, chi_square(counts, p[n]))
     # the same counts against the drafter's own law fail: the test can tell q from p
     assert chi_square(counts, q[n]) > CRITICAL
+
+
+@pytest.mark.parametrize("n", range(K))
+def test_target_draw_matching_reproduces_p_at_every_position_of_a_round(path, n):
+    # the other sampling verifier: the target draws y_i ~ p_i at each history and the round runs
+    # while y_i equals the proposal. Proposing the greedy path g_1..g_K, position n is reached
+    # only when y_1..y_n came out as g_1..g_n (probability prod p_i(g_i)), so enough rounds are
+    # drawn for N_VERIFIER of them to reach n; the token emitted there (the correction y_n, or
+    # the accepted proposal, which then equals y_n) must follow p_n: the same power as above.
+    g, p, _ = path
+    gen = torch.Generator().manual_seed(200 + n)
+    reach = float(torch.prod(torch.stack([p[i][g[i]] for i in range(n)]))) if n else 1.0
+    rounds = int(N_VERIFIER / reach) + 1
+    draws = torch.stack([torch.multinomial(p[i], rounds, replacement=True, generator=gen) for i in range(K + 1)], 1)
+    counts = torch.zeros_like(p[n])
+    for y in draws.tolist():
+        accepted, _ = target_draw_matching(g, y)
+        emitted = y[: accepted + 1]          # the accepted proposals equal their draws; then y_accepted
+        if accepted >= n:
+            counts[emitted[n]] += 1
+        else:                                # stopped before n: at its first draw off the path
+            assert y[accepted] != g[accepted] and y[:accepted] == g[:accepted]
+    # rounds reaching n: Binomial(rounds, reach), within 6 standard deviations of N_VERIFIER (a
+    # verifier that ran past a mismatch would reach n in every round)
+    assert abs(float(counts.sum()) - rounds * reach) < 6 * (rounds * reach * (1 - reach)) ** 0.5 + 1
+    assert chi_square(counts, p[n]) < CRITICAL, (n, chi_square(counts, p[n]))
+    assert chi_square(counts, torch.nn.functional.one_hot(torch.tensor(g[n]), len(p[n])).double() * 0.5
+                      + p[n] * 0.5) > CRITICAL   # a law half-way to the greedy token fails
