@@ -124,6 +124,14 @@ def test_types_are_strict_and_unknown_fields_are_refused(recorded):
     assert refusal(nan) == "prefill_ms should be a finite number, not nan"
 
 
+def test_a_refusal_quoting_a_huge_value_is_cut_to_one_short_sentence(recorded):
+    # found by the mutation test below: the value is the file's, and can be as long as the file
+    huge = edited(recorded["greedy-ar"], lambda d: d["settings"].__setitem__("verifier", "x" * 5000))
+    message = refusal(huge)
+    assert message.startswith("settings: verifier must be one of ('greedy', 'sampling', 'match'), got 'xxx")
+    assert len(message) == 300 and message.endswith("…")
+
+
 def test_a_notice_is_a_plain_sentence_because_the_page_shows_it_as_markdown(recorded):
     d = edited(recorded["greedy-ar"], lambda d: d["notices"].append("see ![x](http://example.com/pixel)"))
     assert refusal(d) == "notices[0]: a notice is a plain sentence, without any of $<>[\\]`"

@@ -268,8 +268,9 @@ def _in_vocab(trace, what: str, ids) -> None:
             raise ValueError(f"{what} {t} is outside the vocabulary of {trace.vocab_size} tokens")
 
 
-def refusal(error: ValidationError) -> str:
-    """The first problem pydantic found, as one sentence that names where it is.
+def refusal(error: ValidationError, most: int = 300) -> str:
+    """The first problem pydantic found, as one sentence that names where it is, cut to `most`
+    characters (a value quoted from the file can be as long as the file).
 
     >>> from pydantic import TypeAdapter
     >>> try:
@@ -278,7 +279,11 @@ def refusal(error: ValidationError) -> str:
     ...     print(refusal(e))
     q[1] should be a valid number, not 'abc'
     """
-    e = error.errors(include_url=False)[0]
+    text = _first_problem(error.errors(include_url=False)[0])
+    return text if len(text) <= most else text[:most - 1] + "…"
+
+
+def _first_problem(e: dict) -> str:
     loc = tuple(e["loc"])
     where = ""
     if len(loc) >= 2 and loc[0] == "rounds" and isinstance(loc[1], int):
