@@ -178,8 +178,7 @@ def race_default(set_name: str, device: str, _models, prompt: str) -> dict:
     """The drafter and block size the home race opens with: the fastest measured on this server,
     once per server and model set (specviz.lessons.race.fastest_setting), with progress shown."""
     bar = st.progress(0.0, "Measuring which drafter is fastest on this server (once per server)…")
-    with engine():
-        fit_threads(_models)
+    with engine():   # the threads were fitted when the set loaded (`_load`), moments before
         best = race.fastest_setting(_models, prompt, list(_models.drafter_models),
                                     progress=lambda done, total: bar.progress(
                                         done / total, f"Measuring which drafter is fastest on this server "
