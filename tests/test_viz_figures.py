@@ -30,9 +30,11 @@ def test_convergence_plots_each_rule_against_p():
 
 def test_round_costs_stack_phases_and_label_tokens():
     fig = costs.round_costs([greedy_round()], baseline_ms=4.0)
-    assert [t.name for t in fig.data] == ["draft", "verify (target)", "overhead"]
+    assert [t.name for t in fig.data] == ["draft", "verify (target)", "overhead", "plain decoding: 4.0 ms per token"]
     assert list(fig.data[2].text) == ["3 tok"]
-    assert "4.0 ms per token" in fig.layout.annotations[0].text
+    # the baseline spans every bar and is named in the legend, with no label lying across the bars
+    assert list(fig.data[3].y) == [4.0, 4.0] and fig.data[3].x[0] < 1 < fig.data[3].x[1]
+    assert not fig.layout.annotations
 
 
 def test_break_even_curve_crosses_plain_decoding_at_round_over_baseline():
