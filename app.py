@@ -11,5 +11,6 @@ nav = appkit.frame()
 try:
     with appkit.apology():   # the one place around every page: an unexpected error shows an id, not a traceback
         nav.run()
+        appkit.show_class(appkit.current_page(nav))   # a class's followers draw what the presenter's page shows
 finally:
     st.session_state[appkit.FRAMED] = False   # a page run without this frame draws it itself

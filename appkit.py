@@ -30,6 +30,7 @@ from streamlit.errors import FragmentHandledException
 from specviz.generator.models import DRAFTER_LABELS, pick_device
 from specviz.generator.threads import fit_threads
 from specviz.hosting.app_state import LINKED, read_link, write
+from specviz.hosting.classroom import ClassError, Classroom, MemoryStore, RedisStore, new_token
 from specviz.hosting.config import (DEFAULT, REPO_CONFIG, Config, Limits, ModelSetError, check_limits, choose_set,
                             load_config, load_model_set)
 from specviz.lessons import race
@@ -88,6 +89,7 @@ def frame():
     keep_session_state()
     nav = navigation()
     sidebar()
+    follow_class(nav)
     link_state(current_page(nav))
     return nav
 
@@ -336,6 +338,8 @@ def set_link(params: dict):
         full["set"] = st.session_state[KEEP + "set"]
     if presenter():
         full[PRESENTER_PARAM] = "1"
+    if st.session_state.get("class_follow"):
+        full[CLASS_PARAM] = st.session_state["class_follow"]["code"]
     if st.query_params.to_dict() != full:
         st.query_params.from_dict(full)
 
@@ -357,6 +361,7 @@ def share(params: dict, page: str):
     st.markdown("**This page, as it is now, for the class:** scan the code or open the link.")
     st.html(f'<img src="{qr_image(link)}" alt="QR code of the link below" style="width: 14rem">')
     st.code(link, language=None, wrap_lines=True)
+    lead_class()
 
 
 def next_lesson(page_file: str, with_share: bool = True):
@@ -438,13 +443,199 @@ def predict(key: str, question: str, options: list, *, format_func=str, horizont
                 on_reveal()
 
     default(chosen, None)
+    asked = class_question(key, options)
+    if asked is not None:   # following a class: this browser votes, the presenter reveals
+        st.radio(f"**Predict:** {question}", options, key=chosen, format_func=format_func, horizontal=horizontal,
+                 on_change=lambda: vote(key, options.index(st.session_state[chosen])),
+                 disabled=st.session_state.get(VOTED + key, False) or asked["revealed"])
+        if st.session_state.get(VOTED + key) and not asked["revealed"]:
+            st.caption("Your answer is counted. The answer appears here when the presenter reveals it.")
+        if asked["revealed"]:
+            class_votes(asked, options, format_func)
+        return asked["revealed"]
+
+    def reveal_all():
+        reveal()
+        lead = st.session_state.get("class_lead")
+        if lead:
+            with contextlib.suppress(ClassError):
+                room().reveal(lead["code"], lead["key"], key)
+
     st.radio(f"**Predict:** {question}", options, key=chosen, format_func=format_func, horizontal=horizontal,
-             on_change=reveal)
-    shown = bool(st.session_state.get(revealed)) or st.session_state.get(chosen) is not None
+             on_change=None if st.session_state.get("class_lead") else reveal)
+    shown = bool(st.session_state.get(revealed)) or (
+        st.session_state.get(chosen) is not None and not st.session_state.get("class_lead"))
+    if st.session_state.get("class_lead"):
+        presenter_tally(key, options, format_func)
     if not shown:
-        st.button("Reveal", key="predict_reveal_" + key, on_click=reveal, shortcut="A" if presenter() else None,
+        st.button("Reveal", key="predict_reveal_" + key, on_click=reveal_all, shortcut="A" if presenter() else None,
                   help="Show the answer without choosing (in presenter mode: the key A).")
     return shown
+
+
+# --- a class together: followers see the presenter's page and vote (specviz.hosting.classroom) ------
+CLASS_PARAM = "class"            # ?class=CODE follows that class
+VOTED = "class_voted_"           # + a prediction's key: this follower's vote was counted
+
+
+@st.cache_resource(show_spinner=False)
+def _room(store: str, max_classes: int, max_followers: int, idle_hours: int) -> Classroom:
+    return Classroom(MemoryStore() if store == "memory" else RedisStore(store), max_classes, max_followers,
+                     idle_hours * 3600)
+
+
+def room() -> Classroom:
+    """The server's classes, where the host's config keeps them (this process, or Redis)."""
+    c = config().classes
+    return _room(c.store, c.max_classes, c.max_followers, c.idle_hours)
+
+
+def lead_class():
+    """In presenter mode: start a class, then show its code, link and QR code and how many follow."""
+    lead = st.session_state.get("class_lead")
+    if lead is None:
+        def start():
+            try:
+                code, key = room().start()
+                st.session_state["class_lead"] = {"code": code, "key": key, "shown": None}
+            except ClassError as e:
+                st.session_state["class_error"] = str(e)
+        st.button("Start a class", on_click=start, help="Students who open the class link follow this screen "
+                  "and answer each prediction before you reveal it.")
+        if st.session_state.get("class_error"):
+            st.error(st.session_state.pop("class_error"))
+        return
+    link = share_link({CLASS_PARAM: lead["code"]}, "")
+    st.markdown(f"**Class {lead['code']}:** students follow this screen from this link.")
+    st.html(f'<img src="{qr_image(link)}" alt="QR code of the class link below" style="width: 14rem">')
+    st.code(link, language=None, wrap_lines=True)
+
+
+def show_class(page: str):
+    """After the presenter's page ran: share what it shows (the page, its link, lesson 1's recorded
+    trace) when that changed, so followers draw it without running the models."""
+    lead = st.session_state.get("class_lead")
+    if not lead:
+        return
+    params = {k: v for k, v in st.query_params.to_dict().items() if k != PRESENTER_PARAM}
+    view = {"page": page, "params": params, "trace": st.session_state.get("class_trace") if page == "draft_and_verify" else None}
+    if view != lead["shown"]:
+        try:
+            room().show(lead["code"], lead["key"], view)
+            lead["shown"] = view
+        except ClassError as e:   # the class expired: the presenter can start another
+            st.session_state.pop("class_lead")
+            st.toast(str(e))
+
+
+def follow_class(nav):
+    """A browser that opened ?class=CODE follows the presenter while its toggle is on: on each of
+    the presenter's steps it opens the same page with the same settings, and polls for the next
+    step every two seconds."""
+    code = st.query_params.get(CLASS_PARAM)
+    f = st.session_state.get("class_follow")
+    if code and not presenter() and (f is None or f["code"] != code.strip().upper()):
+        f = st.session_state["class_follow"] = {"code": code.strip().upper(), "token": new_token(), "applied": None,
+                                                "state": None}
+        default(KEEP + "class_on", True)
+    if not f:
+        return
+    with st.container(border=True):
+        c1, c2 = st.columns([3, 1])
+        c2.toggle("Follow the presenter", key=KEEP + "class_on")
+        try:
+            f["state"] = room().follow(f["code"], f["token"])
+        except ClassError as e:
+            c1.error(str(e))
+            f["state"] = None
+            return
+        c1.markdown(f"**Class {f['code']}**: " + ("this screen follows the presenter's."
+                                                   if st.session_state[KEEP + "class_on"] else "exploring alone."))
+    if not st.session_state[KEEP + "class_on"]:
+        return
+    if f["state"]["step"] != f["applied"]:
+        f["applied"] = f["state"]["step"]
+        apply_view(f["state"]["view"], nav)
+    poll_class()
+
+
+@st.fragment(run_every=2)
+def poll_class():
+    f = st.session_state.get("class_follow")
+    if not f or not st.session_state.get(KEEP + "class_on"):
+        return
+    with contextlib.suppress(ClassError):
+        if room().follow(f["code"], f["token"])["step"] != f["applied"]:
+            st.rerun(scope="app")
+
+
+def apply_view(view: dict, nav):
+    """Open the presenter's page as the presenter's link describes it (each value checked on
+    reading, as any link's is); lesson 1 replays the presenter's recorded trace."""
+    page = view.get("page")
+    if page not in PAGE_PREFIX:
+        return
+    params = {k: str(v) for k, v in (view.get("params") or {}).items()} | {CLASS_PARAM: st.session_state["class_follow"]["code"]}
+    st.query_params.from_dict(params)
+    st.session_state.setdefault("link_read", set()).discard(PAGE_PREFIX[page])   # read this link again
+    st.session_state["class_view"] = view
+    if page != current_page(nav):
+        st.switch_page(HOME if PAGE_PREFIX[page] == "home" else f"pages/{page}.py")
+
+
+def class_question(key: str, options: list) -> dict | None:
+    """The class's open question when this browser follows a class and the presenter asks `key`
+    (None otherwise). On the presenter's screen the question is opened for votes here."""
+    lead = st.session_state.get("class_lead")
+    if lead:
+        with contextlib.suppress(ClassError):
+            room().ask(lead["code"], lead["key"], key, [str(i) for i in range(len(options))])
+        return None
+    f = st.session_state.get("class_follow")
+    if not f or not f["state"] or not st.session_state.get(KEEP + "class_on"):
+        return None
+    q = f["state"]["question"]
+    return q | {"votes": (f["state"]["votes"] or {}).get("votes")} if q and q["key"] == key else None
+
+
+def vote(key: str, index: int):
+    f = st.session_state["class_follow"]
+    try:
+        room().vote(f["code"], f["token"], key, str(index))
+        st.session_state[VOTED + key] = True
+    except ClassError as e:
+        st.session_state["class_error"] = str(e)
+
+
+def class_votes(asked: dict, options: list, format_func):
+    """The class's answers beside the revealed answer."""
+    if st.session_state.get("class_error"):
+        st.error(st.session_state.pop("class_error"))
+    counts = asked.get("votes") or {}
+    total = sum(counts.values())
+    st.markdown(f"**The class answered** ({total} vote{'s' if total != 1 else ''}): "
+                + " · ".join(f"{format_func(o)}: {counts.get(str(i), 0)}" for i, o in enumerate(options)))
+
+
+def class_result(key: str, options: list, format_func=str):
+    """After the reveal, the class's answers to `key` where a page shows its answer elsewhere than
+    beside the question (lesson 1 steps on to its verify phase)."""
+    lead, f = st.session_state.get("class_lead"), st.session_state.get("class_follow")
+    with contextlib.suppress(ClassError):
+        t = (room().tally(lead["code"], lead["key"]) if lead else
+             f["state"]["votes"] if f and f["state"] and st.session_state.get(KEEP + "class_on") else None)
+        if t and t["question"] == key and t["revealed"]:
+            class_votes(t, options, format_func)
+
+
+@st.fragment(run_every=2)
+def presenter_tally(key: str, options: list, format_func):
+    """The presenter's live count of the class's answers (refreshed every two seconds)."""
+    lead = st.session_state.get("class_lead")
+    with contextlib.suppress(ClassError):
+        t = room().tally(lead["code"], lead["key"])
+        if t and t["question"] == key:
+            class_votes(t, options, format_func)
 
 
 def prediction(key: str):

@@ -144,6 +144,16 @@ with st.expander("Prompt and settings", expanded=m is None or bool(state["error"
     st.button("Start with these settings", type="primary", on_click=start, disabled=m is None)
     st.caption("Starting puts the prompt and settings into this page's address: share the link to restore them.")
 
+view = S.get("class_view")   # following a class: replay the presenter's recorded rounds, at its round and phase
+if view and view.get("trace") and S.get(appkit.KEEP + "class_on") and state.get("class_view") is not view:
+    state["class_view"] = view
+    try:
+        trace = Trace.from_json(view["trace"], max_new_tokens=limits.max_new_tokens)
+        cursor = read_cursor(view.get("params", {}), limits.max_new_tokens)[0] or Cursor()
+        state.update(trace=trace, gen=None, replay=True, playing=False, error=None,
+                     cursor=cursor if cursor.shown <= len(trace.rounds) else Cursor())
+    except ValueError as e:
+        state["error"] = f"The class's round could not be shown: {appkit.plain(str(e))}"
 if state["trace"] is None and m is not None and state["error"] is None:
     start()   # first visit: open on a live generation, not an empty page
     linked = state.pop("link_cursor", None)   # a shared link's round and phase: run the rounds up to it
@@ -220,6 +230,7 @@ def panel():
         verdict = (f"You predicted {guess}; the target kept **{r.accepted}**." if guess is not None else
                    f"The target kept **{r.accepted}**." if r.proposed else "")
         st.markdown(f"{verdict} {tokens.summary(r) if cur.phase == 'commit' else ''}")
+        appkit.class_result(guess_key, list(range(len(r.proposed) + 1)))
 
     st.markdown("**Candidate histories: what the target predicts after each**")
     appkit.html(histories.histories_html(r, cur.phase, verifier))
@@ -267,9 +278,18 @@ def prompt_texts(trace: Trace) -> list[str]:
     return trace.prompt_tokens or [f"#{i}" for i in trace.prompt_ids]
 
 
+def panel_for_the_class():
+    """The panel, then what a class following this screen should draw (a step reruns only this
+    fragment, not app.py, so the panel shares its round itself)."""
+    panel()
+    if S.get("class_lead") and state["trace"] is not None:
+        S["class_trace"] = state["trace"].to_json()
+        appkit.show_class("draft_and_verify")
+
+
 playing_at_start = state["playing"]
 # a fragment's reruns run outside app.py's apology: it gets its own
-st.fragment(run_every=TICK_S if playing_at_start else None)(appkit.apology()(panel))()
+st.fragment(run_every=TICK_S if playing_at_start else None)(appkit.apology()(panel_for_the_class))()
 
 with st.expander("Replay a saved trace", expanded=m is None):
     st.file_uploader("A trace downloaded from this page (no model needed)", type=["json"], key="l1_upload",

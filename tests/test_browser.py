@@ -43,12 +43,13 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def streamlit_server():
-    """`streamlit run app.py` on a free port, freshly started; yields its URL."""
+def streamlit_server(env: dict | None = None):
+    """`streamlit run app.py` on a free port, freshly started (with `env` added to its environment);
+    yields its URL."""
     port = free_port()
     proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
                              "--server.headless", "true", "--browser.gatherUsageStats", "false"],
-                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=os.environ.copy())
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=os.environ | (env or {}))
     url = f"http://127.0.0.1:{port}"
     for _ in range(480):   # a starved CPU can take minutes just to import streamlit
         try:

@@ -58,6 +58,17 @@ class Limits:
 
 
 @dataclass(frozen=True)
+class Classes:
+    """Classes (specviz.hosting.classroom): how many a server holds, how many browsers follow one,
+    after how long idle one is forgotten, and where they live: "memory" (this server process, the
+    default) or a redis:// URL that several server processes behind a load balancer share."""
+    max_classes: int = 20
+    max_followers: int = 60
+    idle_hours: int = 4
+    store: str = "memory"
+
+
+@dataclass(frozen=True)
 class SetConfig:
     name: str
     label: str
@@ -75,6 +86,7 @@ class Config:
     sets: dict                 # name -> SetConfig, in file order
     default: str
     limits: Limits = Limits()
+    classes: Classes = Classes()
     allow_download: bool = False
     source: str = "built-in defaults"
 
@@ -113,11 +125,12 @@ def parse_config(raw: dict, base_dir: Path = Path("."), source: str = "config") 
     Traceback (most recent call last):
     ValueError: unknown key limits.max_new_token (known: max_new_tokens, max_prompt_chars, max_block_size)
     """
-    _known(raw, ("default", "allow_download", "limits", "sets"), "")
+    _known(raw, ("default", "allow_download", "limits", "classes", "sets"), "")
     limits_raw = _table(raw.get("limits", {}), "limits")
     _known(limits_raw, Limits.__dataclass_fields__, "limits.")
     limits = Limits(**{k: _int(v, f"limits.{k}", 1, MAX_BLOCK if k == "max_block_size" else None)
                        for k, v in limits_raw.items()})
+    classes = _classes(_table(raw.get("classes", {}), "classes"))
     sets_raw = _table(raw.get("sets", {"embedded": {"embedded": True}}), "sets")
     if not sets_raw:
         raise ValueError("sets is empty: configure at least one model set")
@@ -125,7 +138,23 @@ def parse_config(raw: dict, base_dir: Path = Path("."), source: str = "config") 
     default = raw.get("default", next(iter(sets)))
     if default not in sets:
         raise ValueError(f"default names {default!r}, which is not among the sets ({', '.join(sets)})")
-    return Config(sets, default, limits, _bool(raw.get("allow_download", False), "allow_download"), source)
+    return Config(sets, default, limits, classes, _bool(raw.get("allow_download", False), "allow_download"), source)
+
+
+def _classes(t: dict) -> Classes:
+    """The [classes] table.
+
+    >>> _classes({"max_followers": 40, "store": "redis://localhost:6379/0"}).max_followers
+    40
+    >>> _classes({"store": "postgres://x"})
+    Traceback (most recent call last):
+    ValueError: classes.store must be "memory" or a redis:// URL, got 'postgres://x'
+    """
+    _known(t, Classes.__dataclass_fields__, "classes.")
+    store = t.get("store", "memory")
+    if not isinstance(store, str) or not (store == "memory" or store.startswith(("redis://", "rediss://"))):
+        raise ValueError(f'classes.store must be "memory" or a redis:// URL, got {store!r}')
+    return Classes(**{k: _int(v, f"classes.{k}", 1, None) for k, v in t.items() if k != "store"}, store=store)
 
 
 def _set(name: str, t: dict, base_dir: Path) -> SetConfig:
