@@ -448,6 +448,8 @@ def predict(key: str, question: str, options: list, *, format_func=str, horizont
         st.radio(f"**Predict:** {question}", options, key=chosen, format_func=format_func, horizontal=horizontal,
                  on_change=lambda: vote(key, options.index(st.session_state[chosen])),
                  disabled=st.session_state.get(VOTED + key, False) or asked["revealed"])
+        if st.session_state.get("class_error") and not asked["revealed"]:
+            st.error(st.session_state.pop("class_error"))   # a refused vote says why at once
         if st.session_state.get(VOTED + key) and not asked["revealed"]:
             st.caption("Your answer is counted. The answer appears here when the presenter reveals it.")
         if asked["revealed"]:
