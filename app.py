@@ -12,5 +12,6 @@ try:
     with appkit.apology():   # the one place around every page: an unexpected error shows an id, not a traceback
         nav.run()
         appkit.show_class(appkit.current_page(nav))   # a class's followers draw what the presenter's page shows
+        appkit.mark_seen()   # last: the browser has this screen once its address carries its number
 finally:
     st.session_state[appkit.FRAMED] = False   # a page run without this frame draws it itself

@@ -15,17 +15,20 @@ logs it under a short id in the server's log (standard error) and shows the id w
 What it leaves out: lesson logic (specviz) and drawing (specviz.viz).
 """
 import contextlib
+import json
 import logging
 import os
 import re
 import secrets
 import threading
+import time
 import urllib.parse
 from pathlib import Path
 
 import streamlit as st
 import torch
 from streamlit.errors import FragmentHandledException
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from specviz.generator.models import DRAFTER_LABELS, pick_device
 from specviz.generator.threads import fit_threads
@@ -247,7 +250,7 @@ def require_models():
     m = models()
     if m is None:
         st.error(f"The models are not available: {st.session_state.get('models_error')}")
-        st.stop()
+        stop()
     return m
 
 
@@ -340,6 +343,8 @@ def set_link(params: dict):
         full[PRESENTER_PARAM] = "1"
     if st.session_state.get("class_follow"):
         full[CLASS_PARAM] = st.session_state["class_follow"]["code"]
+    if SEEN in st.query_params:   # rewritten only at the end of a run (`mark_seen`)
+        full[SEEN] = st.query_params[SEEN]
     if st.query_params.to_dict() != full:
         st.query_params.from_dict(full)
 
@@ -478,6 +483,9 @@ def predict(key: str, question: str, options: list, *, format_func=str, horizont
 # --- a class together: followers see the presenter's page and vote (specviz.hosting.classroom) ------
 CLASS_PARAM = "class"            # ?class=CODE follows that class
 VOTED = "class_voted_"           # + a prediction's key: this follower's vote was counted
+SHARED = "class_shared"          # the presenter's small results by name, sent with its view (see `shared`)
+RUN_HERE = "class_run_here_"     # + a result's name: this follower asked to run the models for it itself
+MAX_SHARED_BYTES = 200_000       # a larger result is not sent: a follower runs it when asked
 
 
 @st.cache_resource(show_spinner=False)
@@ -519,8 +527,9 @@ def show_class(page: str):
     lead = st.session_state.get("class_lead")
     if not lead:
         return
-    params = {k: v for k, v in st.query_params.to_dict().items() if k != PRESENTER_PARAM}
-    view = {"page": page, "params": params, "trace": st.session_state.get("class_trace") if page == "draft_and_verify" else None}
+    params = {k: v for k, v in st.query_params.to_dict().items() if k not in (PRESENTER_PARAM, SEEN)}
+    view = {"page": page, "params": params, "trace": st.session_state.get("class_trace") if page == "draft_and_verify" else None,
+            "shared": shared_on(page)}
     if view != lead["shown"]:
         try:
             room().show(lead["code"], lead["key"], view)
@@ -563,12 +572,14 @@ def follow_class(nav):
 
 @st.fragment(run_every=2)
 def poll_class():
+    """Every two seconds: draw the page again when the presenter has stepped, or when this browser
+    never received the screen this session last drew (`mark_seen`)."""
     f = st.session_state.get("class_follow")
     if not f or not st.session_state.get(KEEP + "class_on"):
         return
     with contextlib.suppress(ClassError):
-        if room().follow(f["code"], f["token"])["step"] != f["applied"]:
-            st.rerun(scope="app")
+        if room().follow(f["code"], f["token"])["step"] != f["applied"] or screen_lost():
+            st.rerun(scope="app")   # (screen_lost is False within a whole run: no loop)
 
 
 def apply_view(view: dict, nav):
@@ -578,11 +589,120 @@ def apply_view(view: dict, nav):
     if page not in PAGE_PREFIX:
         return
     params = {k: str(v) for k, v in (view.get("params") or {}).items()} | {CLASS_PARAM: st.session_state["class_follow"]["code"]}
+    if SEEN in st.query_params:   # rewritten only at the end of the run (`mark_seen`)
+        params[SEEN] = st.query_params[SEEN]
     st.query_params.from_dict(params)
     st.session_state.setdefault("link_read", set()).discard(PAGE_PREFIX[page])   # read this link again
     st.session_state["class_view"] = view
     if page != current_page(nav):
         st.switch_page(HOME if PAGE_PREFIX[page] == "home" else f"pages/{page}.py")
+
+
+def following() -> bool:
+    """True while this browser follows a class it found, with its toggle on: its pages then draw the
+    presenter's settings and run no model by themselves (`run_here`, `shared`)."""
+    f = st.session_state.get("class_follow")
+    return bool(f and f.get("state") and st.session_state.get(KEEP + "class_on"))
+
+
+def run_here(name: str, what: str) -> bool:
+    """May this page run the models for `what` now? Always on a browser of its own; on a follower's
+    only once the student presses the button this draws (the choice is kept for the session).
+    Thirty followers opening a lesson would otherwise each run the same models at once, queued
+    behind the one engine lock, for what the presenter's screen already shows."""
+    if not following() or st.session_state.get(RUN_HERE + name):
+        return True
+    st.button(f"Run {what} on this screen", key="run_here_button_" + name,
+              on_click=lambda: st.session_state.__setitem__(RUN_HERE + name, True),
+              help="This screen follows the presenter's and runs no model by itself.")
+    return False
+
+
+def shared(name: str, inputs, compute, what: str):
+    """`compute()`: a small result of the models for `inputs`, made of JSON values (lists, not tuples),
+    computed on a follower's screen only when it cannot be helped. The presenter's result also goes
+    into the class's view (`show_class`); a follower whose inputs are the presenter's draws that
+    one; any other follower gets None until the student asks for the run (`run_here`). `name`
+    starts with its page's prefix and an underscore (l2_dist), so each page shares only its own."""
+    key = json.dumps(inputs, sort_keys=True, default=str)
+    if following():
+        got = ((st.session_state.get("class_view") or {}).get("shared") or {}).get(name)
+        if isinstance(got, dict) and got.get("inputs") == key:
+            return got.get("value")
+        if not run_here(name, what):
+            return None
+    value = compute()
+    if st.session_state.get("class_lead"):
+        with contextlib.suppress(TypeError, ValueError):   # not JSON: followers run it when asked
+            text = json.dumps(value)
+            if len(text) <= MAX_SHARED_BYTES:
+                st.session_state.setdefault(SHARED, {})[name] = {"inputs": key, "value": json.loads(text)}
+    return value
+
+
+def shared_on(page: str) -> dict:
+    """The presenter's shared results that belong to `page` (see `shared`)."""
+    prefix = PAGE_PREFIX.get(page, "home") + "_"
+    return {n: v for n, v in st.session_state.get(SHARED, {}).items() if n.startswith(prefix)}
+
+
+# --- a screen the browser never received -------------------------------------------------------------
+# A class keeps a polling fragment on its screens (`poll_class` on a follower's, `presenter_tally` on
+# the presenter's while a question is open), so each browser sends a rerun request every two seconds.
+# Streamlit (1.67) forwards a run's messages to the browser from its event loop, after the run; when
+# the next request reaches a session whose run has just ended but whose messages the loop has not
+# yet forwarded (a busy server), it starts a new ScriptRunner and drops the old one's messages as
+# "from a non-current ScriptRunner". A vote's redraw (the radio locked, "Your answer is counted") or a
+# step's was then lost for good: the vote counted, the screen unchanged. So every run that draws a
+# class screen numbers it and writes the number into the address as its last message (`mark_seen`);
+# the browser sends its address with every request, and a poll that finds an older number there
+# after CATCH_UP_S draws the page again. A server so busy that even that redraw arrives late waits
+# twice as long before the next one (up to PATIENCE_MAX_S), so redraws cannot pile onto the load.
+SEEN = "seen"          # the address's number of the last screen this browser received
+SCREEN = "class_screen"     # (number, time, patience in s) of the last screen this session drew
+CATCH_UP_S = 15.0      # how long a busy server may take to forward a run before it counts as lost
+PATIENCE_MAX_S = 60.0
+
+
+def in_class() -> bool:
+    """Does this session lead or follow a class (and so poll it)?"""
+    return bool(st.session_state.get("class_lead")) or following()
+
+
+def mark_seen():
+    """The end of a run that drew a class screen (app.py after the page; lesson 1's panel after a
+    step or a vote): number the screen and put the number in the address, as the run's last message,
+    so that an address carrying it means the browser got the whole screen (see above)."""
+    if not in_class():
+        return
+    last, _, patience = st.session_state.get(SCREEN, (0, 0.0, CATCH_UP_S))
+    # the address still holds the browser's number here (set_link and apply_view keep it)
+    caught_up = st.query_params.get(SEEN) == str(last)
+    patience = CATCH_UP_S if caught_up or not last else min(2 * patience, PATIENCE_MAX_S)
+    st.session_state[SCREEN] = (last + 1, time.monotonic(), patience)
+    st.query_params[SEEN] = str(last + 1)
+
+
+def screen_lost() -> bool:
+    """Did this browser miss the last screen its session drew? Asked by a polling fragment's own
+    run: the address its request carries still holds an older number CATCH_UP_S (or the longer
+    patience of a busy server) after that screen was drawn. Never within a whole run, which draws the
+    screen again anyway (and whose address is the same old one: asking there would rerun it forever)."""
+    number, drawn_at, patience = st.session_state.get(SCREEN, (None, 0.0, CATCH_UP_S))
+    return (fragment_run() and number is not None and st.query_params.get(SEEN) != str(number)
+            and time.monotonic() - drawn_at > patience)
+
+
+def fragment_run() -> bool:
+    """Is this run a fragment's alone (a click inside one, or its timer), not the whole page?"""
+    ctx = get_script_run_ctx()
+    return bool(ctx and ctx.fragment_ids_this_run)
+
+
+def stop():
+    """st.stop, after numbering the screen drawn so far (a stopped run enqueues nothing more)."""
+    mark_seen()
+    st.stop()
 
 
 def class_question(key: str, options: list) -> dict | None:
@@ -634,6 +754,8 @@ def class_result(key: str, options: list, format_func=str):
 def presenter_tally(key: str, options: list, format_func):
     """The presenter's live count of the class's answers (refreshed every two seconds)."""
     lead = st.session_state.get("class_lead")
+    if screen_lost():
+        st.rerun(scope="app")   # (False within a whole run: no loop)
     with contextlib.suppress(ClassError):
         t = room().tally(lead["code"], lead["key"])
         if t and t["question"] == key:

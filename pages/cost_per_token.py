@@ -63,40 +63,49 @@ def run_measurement():
     bar.empty()
 
 
+def show_measurement(res: dict):
+    """The last measurement taken apart: per-token costs, the speedup and its spread, each round's cost."""
+    p, s = res["plain"]["costs"], res["speculative"]["costs"]
+    st.caption(f"Greedy, {res['settings'].max_new_tokens} new tokens, drafter "
+               f"{appkit.drafter_label(res['settings'].drafter)}, "
+               f"k = {res['settings'].block_size}, prompt “{res['prompt']}”. Prefill is outside the timed boundary. "
+               f"Each side ran {len(res['plain']['runs_ms'])} times after an uncounted warm-up, alternating, so a busy "
+               f"moment of a shared machine falls on both; the run of median time is taken apart below.")
+    speed = res["speedup_spread"]
+    m1, m2, m3, m4 = st.columns(4)
+    m1.metric("plain decoding, per token", f"{p['ms_per_token']:.2f} ms", help=res["plain"]["ms_per_token"].label(" ms"))
+    m2.metric("speculative, per token", f"{s['ms_per_token']:.2f} ms", help=res["speculative"]["ms_per_token"].label(" ms"))
+    m3.metric("measured speedup", f"{speed.median:.2f}×", help="median of the runs, plain's i-th against speculative's i-th")
+    m4.metric("tokens per round", f"{s['acceptance_length']:.2f}")
+    st.markdown(f"Speedup over the runs: **{speed.label(unit='×')}**"
+                + (" — faster or slower is **within this machine's noise** here." if speed.low <= 1.0 <= speed.high else "."))
+    st.markdown(
+        f"Speculative: **{s['decode_ms']:.1f} ms ÷ {s['tokens']} committed tokens = {s['ms_per_token']:.2f} ms/token** "
+        f"over {s['rounds']} rounds (draft {s['draft_ms']:.1f} ms, verify {s['verify_ms']:.1f} ms, overhead "
+        f"{s['overhead_ms']:.1f} ms). Plain: {p['decode_ms']:.1f} ms ÷ {p['tokens']} tokens.")
+    st.markdown(
+        f"Verification alone costs {s['verify_ms']:.1f} ms ÷ {s['tokens']} tokens = {s['verify_ms_per_token']:.2f} ms/token. "
+        f"If drafting and bookkeeping cost nothing, these rounds would be "
+        f"**{cost.speedup(p['ms_per_token'], s['verify_ms_per_token']):.2f}×** faster than plain decoding: the most a "
+        f"cheaper drafter with the same acceptance could reach. Past it, only more tokens a round or a cheaper check help.")
+    st.plotly_chart(figs.round_costs(res["speculative"]["trace"].rounds, p["ms_per_token"]), key="l7_rounds")
+    if revealed:   # the break-even line answers the worked example's question too
+        st.markdown("A round must commit more tokens than **round time ÷ plain ms per token** to pay for itself. "
+                    "The green dot is where this measurement landed.")
+        st.plotly_chart(figs.break_even(s["mean_round_ms"], p["ms_per_token"], res["settings"].block_size + 1,
+                                        s["acceptance_length"]), key="l7_break_even",
+                        config=appkit.chart_config("lesson7-break-even"))
+
+
 st.button("Measure again", on_click=run_measurement, type="primary")
-if "measurement" not in S:
+# a follower's screen measures only when the student presses the button (the presenter's screen measures its own)
+if "measurement" not in S and not appkit.following():
     run_measurement()
-res = S["measurement"]
-p, s = res["plain"]["costs"], res["speculative"]["costs"]
-st.caption(f"Greedy, {res['settings'].max_new_tokens} new tokens, drafter "
-           f"{appkit.drafter_label(res['settings'].drafter)}, "
-           f"k = {res['settings'].block_size}, prompt “{res['prompt']}”. Prefill is outside the timed boundary. "
-           f"Each side ran {len(res['plain']['runs_ms'])} times after an uncounted warm-up, alternating, so a busy "
-           f"moment of a shared machine falls on both; the run of median time is taken apart below.")
-speed = res["speedup_spread"]
-m1, m2, m3, m4 = st.columns(4)
-m1.metric("plain decoding, per token", f"{p['ms_per_token']:.2f} ms", help=res["plain"]["ms_per_token"].label(" ms"))
-m2.metric("speculative, per token", f"{s['ms_per_token']:.2f} ms", help=res["speculative"]["ms_per_token"].label(" ms"))
-m3.metric("measured speedup", f"{speed.median:.2f}×", help="median of the runs, plain's i-th against speculative's i-th")
-m4.metric("tokens per round", f"{s['acceptance_length']:.2f}")
-st.markdown(f"Speedup over the runs: **{speed.label(unit='×')}**"
-            + (" — faster or slower is **within this machine's noise** here." if speed.low <= 1.0 <= speed.high else "."))
-st.markdown(
-    f"Speculative: **{s['decode_ms']:.1f} ms ÷ {s['tokens']} committed tokens = {s['ms_per_token']:.2f} ms/token** "
-    f"over {s['rounds']} rounds (draft {s['draft_ms']:.1f} ms, verify {s['verify_ms']:.1f} ms, overhead "
-    f"{s['overhead_ms']:.1f} ms). Plain: {p['decode_ms']:.1f} ms ÷ {p['tokens']} tokens.")
-st.markdown(
-    f"Verification alone costs {s['verify_ms']:.1f} ms ÷ {s['tokens']} tokens = {s['verify_ms_per_token']:.2f} ms/token. "
-    f"If drafting and bookkeeping cost nothing, these rounds would be "
-    f"**{cost.speedup(p['ms_per_token'], s['verify_ms_per_token']):.2f}×** faster than plain decoding: the most a "
-    f"cheaper drafter with the same acceptance could reach. Past it, only more tokens a round or a cheaper check help.")
-st.plotly_chart(figs.round_costs(res["speculative"]["trace"].rounds, p["ms_per_token"]), key="l7_rounds")
-if revealed:   # the break-even line answers the worked example's question too
-    st.markdown("A round must commit more tokens than **round time ÷ plain ms per token** to pay for itself. "
-                "The green dot is where this measurement landed.")
-    st.plotly_chart(figs.break_even(s["mean_round_ms"], p["ms_per_token"], res["settings"].block_size + 1,
-                                    s["acceptance_length"]), key="l7_break_even",
-                    config=appkit.chart_config("lesson7-break-even"))
+if "measurement" in S:
+    show_measurement(S["measurement"])
+else:
+    st.info("This screen follows the presenter's and runs no model by itself: press **Measure again** to "
+            "measure on this server.")
 
 # --- verification cost against width ---------------------------------------------------------------
 st.subheader("How much more does checking several positions cost?")

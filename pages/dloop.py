@@ -48,7 +48,7 @@ m = appkit.require_models()
 loops = list(m.looping)
 if not loops:
     st.info("This model set has no DLoop drafter, so the live parts of this lesson are not available.")
-    st.stop()
+    appkit.stop()
 
 st.subheader("One round, stage by stage")
 c1, c2 = st.columns(2)   # halves: the drafters' labels are long, and a projector's 1024 pixels cut a narrow box

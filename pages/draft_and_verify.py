@@ -280,11 +280,13 @@ def prompt_texts(trace: Trace) -> list[str]:
 
 def panel_for_the_class():
     """The panel, then what a class following this screen should draw (a step reruns only this
-    fragment, not app.py, so the panel shares its round itself)."""
+    fragment, not app.py, so the panel shares its round and numbers the screen itself)."""
     panel()
     if S.get("class_lead") and state["trace"] is not None:
         S["class_trace"] = state["trace"].to_json()
         appkit.show_class("draft_and_verify")
+    if appkit.fragment_run():   # a step or a vote redrew the panel alone: number the screen (see appkit.mark_seen)
+        appkit.mark_seen()
 
 
 playing_at_start = state["playing"]

@@ -39,9 +39,11 @@ c1, c2, c3 = st.columns([2, 2, 1])
 c1.text_input("Prompt", key="keep_home_prompt")
 m = appkit.models()
 drafters = list(m.drafter_models) if m else []
-fastest = appkit.race_default(m.name, str(m.device), m, PRESETS[0]) if drafters else None
+# the opening setting is measured once per server; a follower's screen does not start that measurement
+# (its drafter and k come from the presenter's link)
+fastest = appkit.race_default(m.name, str(m.device), m, PRESETS[0]) if drafters and not appkit.following() else None
 if drafters:
-    appkit.default("keep_home_drafter", fastest["drafter"])
+    appkit.default("keep_home_drafter", fastest["drafter"] if fastest else drafters[0])
     c2.selectbox("Drafter", drafters, key="keep_home_drafter", format_func=appkit.drafter_label)
 appkit.default("keep_home_k", fastest["block_size"] if fastest else 4)
 appkit.block_slider(c3, "Proposals per round (k)", 8, "keep_home_k")

@@ -26,6 +26,9 @@ appkit.header(
 
 m = appkit.require_models()
 blocks = [d for d in ("dspark", "dflash") if d in m.drafter_models]
+# the live parts below run the models on every visit; a follower's screen runs them only when asked
+live = appkit.run_here("l9", "this lesson's live parts")
+LATER = "A live part of this lesson: it runs when you press the button at the top."
 
 # --- 1 ------------------------------------------------------------------------------------------
 st.subheader(HEAD[1])
@@ -37,6 +40,9 @@ st.markdown(f"From {CHECKS}, on DFlash: the target processes the prompt; hidden 
             "internals (its hidden states), not only its output tokens, and draft-side caches.")
 if not blocks:
     st.info("This model set has no block drafter, so this section cannot run here.")
+elif not live:
+    appkit.run_row("l9", PRESETS, blocks, "Block drafter", "Proposals k", 8)
+    st.caption(LATER)
 else:
     k = appkit.run_row("l9", PRESETS, blocks, "Block drafter", "Proposals k", 8)
     view = appkit.remember("l9_view", (m.name, str(m.device), S["keep_l9_prompt"], S["keep_l9_drafter"], k),
@@ -79,6 +85,8 @@ if revealed:
                 "probabilities of the sampling process it really used.")
 if "dspark" not in m.drafter_models:
     st.info("This model set has no DSpark drafter, so this section cannot run here.")
+elif revealed and not live:
+    st.caption(LATER)
 elif revealed:   # the distances are the answer
     c1, c2 = st.columns(2)
     appkit.default("keep_l9_temp", 0.6)
@@ -184,7 +192,9 @@ st.markdown(f"**System against user:** aggregate tok/s measures the system's out
             f"**{num(3763 / 32, 1)} tok/s**. Time to first token and request-arrival-to-completion latency include "
             "further stages; the inspected DLoop evaluator records target prefill separately and resets its decode "
             "timer after the first draft backbone pass.")
-if blocks:
+if blocks and not live:
+    st.caption(LATER)
+elif blocks:
     with appkit.engine():
         trace = generate(m, S.get("keep_l9_prompt", PRESETS[0]), Settings.greedy(blocks[0], appkit.new_tokens(24),
                                                                                  block_size=4))
@@ -208,7 +218,9 @@ st.markdown(f"{CHECKS}, on DLoop: **loop-aware training** unrolls extra drafting
             "**D-Loop**, with a hyphen, is a different method: it keeps a prefix of a proposed block and reruns the "
             "same drafter to regenerate that block's suffix. D-Loop refines within a block; DLoop extends across "
             "whole stages before verification.")
-if "dloop" in m.drafter_models:
+if "dloop" in m.drafter_models and not live:
+    st.caption(LATER)
+elif "dloop" in m.drafter_models:
     with appkit.engine():
         loop = inside.dloop_round(m, S.get("keep_l9_prompt", PRESETS[0]))
     st.dataframe(pd.DataFrame([{"stage": s["stage"], "anchor": s["anchor"], "proposals": " ".join(s["proposals"]),

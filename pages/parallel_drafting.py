@@ -31,7 +31,7 @@ m = appkit.require_models()
 blocks = m.block_drafters()
 if not blocks:
     st.info("This model set has no block drafter (DFlash or DSpark), so this lesson cannot run here.")
-    st.stop()
+    appkit.stop()
 prompt = parallel.DIALOGUE_PROMPT
 st.markdown(f"Prompt: `{prompt}`. The next two tokens should be *of course* or *no problem*.")
 revealed = appkit.predict("l3", f"out of {N_SAMPLES} blocks the DFlash drafter samples here, how many start "
@@ -45,9 +45,13 @@ def sample():
 
 if revealed:   # the probabilities and the samples are the answer
     st.subheader("Product of marginals against the Markov head")
-    with appkit.engine():
-        tables = {d: parallel.phrase_table(m, prompt, d) for d in blocks}
-    cols = side_by_side(len(blocks))
+    def phrase_tables() -> dict:
+        with appkit.engine():
+            return {d: parallel.phrase_table(m, prompt, d) for d in blocks}
+
+    tables = appkit.shared("l3_tables", [m.name, str(m.device), prompt, blocks], phrase_tables,
+                           "the drafters on this prompt") or {}
+    cols = side_by_side(len(blocks)) if tables else []
     for col, d in zip(cols, blocks):
         col.plotly_chart(figs.phrase_bars(tables[d], appkit.drafter_label(d)), key=f"l3_phrase_{d}")
         bad = next(r for r in tables[d] if r["phrase"] == " of problem")

@@ -28,12 +28,12 @@ def run_measurement():
         S["measurement"] = {"prompt": prompt, "settings": settings, **cost.measure(m, prompt, settings)}
 
 
-if "measurement" not in S:
+# a follower's screen measures only when the student presses the button (the presenter's screen measures its own)
+if "measurement" not in S and not appkit.following():
     run_measurement()
-res = S["measurement"]
-ours = checklist.ours(m, res, appkit.drafter_label)
-
-revealed = appkit.predict("l8", f"this app measured **{res['speedup']:.2f}×** on this machine. Would the same "
+res = S.get("measurement")
+measured = f"**{res['speedup']:.2f}×**" if res else "a speedup (on the presenter's screen)"
+revealed = appkit.predict("l8", f"this app measured {measured} on this machine. Would the same "
                           "drafter give the same speedup on a GPU serving 32 users at once?",
                           ["yes, a speedup is a property of the drafter", "no, it would be lower",
                            "can't tell without measuring"], horizontal=False)
@@ -45,6 +45,7 @@ if revealed:   # the answer, and the reported rows that show load reversing a ga
                 "gain: added to DFlash, DLoop does not help at concurrency 32, while added to DSpark at the same "
                 "load it gains about 4.5% against DSpark alone. Each row below names its own denominator.")
 
+    ours = checklist.ours(m, res, appkit.drafter_label) if res else {i: "measure on this screen" for i in checklist.ITEMS}
     table = pd.DataFrame({"this app, measured now": [ours[i] for i in checklist.ITEMS],
                           **{r["source"] + " · reported": [r[i] for i in checklist.ITEMS]
                              for r in checklist.REPORTED}},
@@ -56,6 +57,11 @@ if revealed:   # the answer, and the reported rows that show load reversing a ga
 st.button("Measure again", on_click=run_measurement)
 
 st.subheader("Where did our speedup come from?")
+if res is None:
+    st.info("This screen follows the presenter's and runs no model by itself: press **Measure again** to "
+            "measure on this server.")
+    appkit.next_lesson(__file__)
+    appkit.stop()
 p, s = res["plain"]["costs"], res["speculative"]["costs"]
 c = st.columns(4)
 c[0].metric("target forwards", f"{p['rounds']} → {s['rounds']}", help="fewer target rounds")

@@ -35,16 +35,22 @@ if source == SOURCES[0]:
     c1.selectbox("Prompt", PRESETS, key="keep_l2_prompt")
     c2.selectbox("Drafter", drafters, key="keep_l2_drafter", format_func=appkit.drafter_label)
     c3.slider("Temperature", 0.1, 2.0, step=0.1, key="keep_l2_temp")
-    with appkit.engine():
-        p_full, q_full = coupling.next_token_distributions(
-            m, S["keep_l2_prompt"], S["keep_l2_drafter"], SamplingSettings(temperature=S["keep_l2_temp"]))
-    if q_full is None:
-        st.warning("This drafter proposes nothing after this prompt (prompt lookup found no earlier match). "
-                   "Pick another prompt or drafter.")
-        st.stop()
     appkit.default("keep_l2_other", False)
     lump = st.toggle("Show the rest of the vocabulary as one “(other)” bar", key="keep_l2_other")
-    dist = coupling.coarse(p_full, q_full, m.token_text, n=5, other=lump)
+
+    def distributions() -> dict:
+        """p and q after the prompt, coarsened; {} when the drafter proposes nothing there."""
+        with appkit.engine():
+            p_full, q_full = coupling.next_token_distributions(
+                m, S["keep_l2_prompt"], S["keep_l2_drafter"], SamplingSettings(temperature=S["keep_l2_temp"]))
+        return {} if q_full is None else coupling.coarse(p_full, q_full, m.token_text, n=5, other=lump)
+
+    dist = appkit.shared("l2_dist", [m.name, str(m.device), S["keep_l2_prompt"], S["keep_l2_drafter"],
+                                     S["keep_l2_temp"], lump], distributions, "the models on this prompt")
+    if dist == {}:
+        st.warning("This drafter proposes nothing after this prompt (prompt lookup found no earlier match). "
+                   "Pick another prompt or drafter.")
+        appkit.stop()
     st.caption("The likeliest tokens under either model. "
                + ("Everything else is lumped into one “(other)” bar; the rule holds exactly on this coarser "
                   "vocabulary too." if lump else
@@ -64,15 +70,18 @@ else:
                 "q": coupling.check_distribution([float(x) for x in edited["q"]], "q")}
     except (ValueError, TypeError) as e:
         st.error(f"Those numbers are not distributions: {e}.")
-        st.stop()
+        appkit.stop()
     st.caption("Each column is normalised to sum to 1.")
 
-labels, p, q = dist["labels"], dist["p"], dist["q"]
 c1, c2 = st.columns(2)
-c1.plotly_chart(figs.pq_bars(labels, p, q), key="l2_pq")
 with c2:
     revealed = appkit.predict("l2", "the drafter's q is wrong. After many rounds, the emitted tokens follow…",
                               ["q (the drafter)", "something between p and q", "p (the target)"], horizontal=False)
+if dist is None:   # a follower with other settings than the presenter's, who has not asked to run the models
+    appkit.next_lesson(__file__)
+    appkit.stop()
+labels, p, q = dist["labels"], dist["p"], dist["q"]
+c1.plotly_chart(figs.pq_bars(labels, p, q), key="l2_pq")
 
 
 def sample_sentences():

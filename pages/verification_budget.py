@@ -32,7 +32,7 @@ m = appkit.require_models()
 confident = m.block_drafters(confidence=True)
 if not confident:
     st.info("This model set has no drafter with a confidence head (DSpark), so this lesson cannot run here.")
-    st.stop()
+    appkit.stop()
 c1, c2 = st.columns(2)
 appkit.default("keep_l4_R", 4)
 appkit.default("keep_l4_k", 4)
@@ -67,7 +67,7 @@ if st.button("Draft, profile and allocate", type="primary"):
     run(st.progress(0.0, "Drafting one block per request…"))
 if "l4" not in S:
     appkit.next_lesson(__file__)   # the page stops here until the first allocation
-    st.stop()
+    appkit.stop()
 res = S["l4"]
 rounds = res["rounds"]
 conf = [r.drafter_info["confidence"] for r in rounds]

@@ -61,3 +61,43 @@ def test_an_unknown_or_malformed_class_code_is_named_and_the_page_still_works():
         at = follower(code)
         assert any(message in e.value for e in at.error), code
         assert at.title and "Draft, then verify" in at.title[0].value     # the home page, usable alone
+
+
+def test_each_class_screen_ends_by_numbering_itself_in_the_address():
+    """Under load Streamlit can drop the messages of a run that has just ended (appkit's note above
+    `mark_seen`): so each run that draws a class screen ends by writing its number into the address,
+    which the browser sends back with every poll, and a poll that finds an older one draws the page
+    again. The number is each session's own: the presenter's never reaches its followers' view."""
+    teacher = presenter_on_lesson1()
+    student = follower(teacher.session_state["class_lead"]["code"])
+    button(teacher, "Next phase").click().run()
+    student.run()
+    for at in (teacher, student):
+        number = str(at.session_state["class_screen"][0])
+        assert at.query_params["seen"] in (number, [number])
+    assert "seen" not in teacher.session_state["class_lead"]["shown"]["params"]
+    assert "seen" not in student.session_state["class_view"]["params"]
+
+
+def test_a_follower_on_a_live_lesson_runs_no_model_by_itself():
+    """Lesson 7 measures on its first visit and lesson 2 computes p and q after its prompt; a
+    follower's screen does neither by itself: it shows the presenter's distributions (sent with the
+    presenter's view), and measures only when the student presses the button."""
+    teacher = presenter_on_lesson1()
+    student = follower(teacher.session_state["class_lead"]["code"])
+    teacher.switch_page("pages/cost_per_token.py").run()
+    assert "measurement" in teacher.session_state
+    student.run()
+    assert student.title[0].value.startswith("7 · Cost per token")
+    assert "measurement" not in student.session_state
+    assert any("runs no model by itself" in i.value for i in student.info)
+    teacher.switch_page("pages/sampling_lossless.py").run()
+    student.run()
+    shared = student.session_state["class_view"]["shared"]["l2_dist"]["value"]
+    assert shared["p"] == teacher.session_state["class_shared"]["l2_dist"]["value"]["p"]
+    assert not any(b.label.startswith("Run ") for b in student.button)   # nothing to ask: the presenter's is shown
+    assert not student.exception, [e.value for e in student.exception]
+    teacher.switch_page("pages/home.py").run()   # the race's opening setting is not measured for a follower
+    student.run()
+    assert student.title[0].value == "Draft, then verify"
+    assert not student.exception and not student.error, [e.value for e in student.exception or student.error]
