@@ -5,28 +5,16 @@ The followers open the presenter's page and round, vote once each, the presenter
 votes and reveals, and the reveal reaches every follower; a follower's own clicks move only its
 own screen.
 """
-import contextlib
 import re
-import shutil
 
-import pytest
-
-from tests.test_browser import ARGS, CHROMIUM, settle, streamlit_server, sync_api  # noqa: F401
-from tests.test_classroom import free_port, redis_url  # noqa: F401  (redis_url: a real redis-server)
+from tests.test_browser import browser, settle, streamlit_server, sync_api  # noqa: F401  (browser: one chromium)
+from tests.test_classroom import redis_url  # noqa: F401  (redis_url: a real redis-server)
 
 expect = sync_api.expect
 
 
-@pytest.fixture(scope="module")
-def chromium():
-    with sync_api.sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
-
-
-def start_class(chromium, url: str):
-    page = chromium.new_context(viewport={"width": 1280, "height": 900}).new_page()
+def start_class(browser, url: str):
+    page = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
     page.goto(f"{url}/draft_and_verify?presenter=1")
     settle(page)
     page.get_by_role("button", name="Start a class").click()
@@ -36,11 +24,11 @@ def start_class(chromium, url: str):
     return page, code
 
 
-def run_class(chromium, teacher_url: str, student_url: str):
-    teacher, code = start_class(chromium, teacher_url)
+def run_class(browser, teacher_url: str, student_url: str):
+    teacher, code = start_class(browser, teacher_url)
     students = []
     for _ in range(3):
-        s = chromium.new_context(viewport={"width": 1024, "height": 768}).new_page()
+        s = browser.new_context(viewport={"width": 1024, "height": 768}).new_page()
         s.goto(f"{student_url}/?class={code}")
         students.append(s)
     for s in students:   # each follows to the presenter's lesson
@@ -67,14 +55,14 @@ def run_class(chromium, teacher_url: str, student_url: str):
     expect(teacher.get_by_text(re.compile(r"round 1\b")).last).to_be_visible()   # still the teacher's own round
 
 
-def test_a_class_on_one_server(chromium):
+def test_a_class_on_one_server(browser):
     with streamlit_server() as url:
-        run_class(chromium, url, url)
+        run_class(browser, url, url)
 
 
-def test_a_class_across_two_server_processes_sharing_redis(chromium, redis_url, tmp_path):  # noqa: F811
+def test_a_class_across_two_server_processes_sharing_redis(browser, redis_url, tmp_path):  # noqa: F811
     config = tmp_path / "specviz.toml"
     config.write_text(f'[classes]\nstore = "{redis_url}"\n[sets.embedded]\nembedded = true\n')
     env = {"SPECVIZ_CONFIG": str(config)}
     with streamlit_server(env) as teacher_url, streamlit_server(env) as student_url:
-        run_class(chromium, teacher_url, student_url)
+        run_class(browser, teacher_url, student_url)
