@@ -450,12 +450,15 @@ def predict(key: str, question: str, options: list, *, format_func=str, horizont
     default(chosen, None)
     asked = class_question(key, options)
     if asked is not None:   # following a class: this browser votes, the presenter reveals
-        st.radio(f"**Predict:** {question}", options, key=chosen, format_func=format_func, horizontal=horizontal,
-                 on_change=lambda: vote(key, options.index(st.session_state[chosen])),
-                 disabled=st.session_state.get(VOTED + key, False) or asked["revealed"])
+        mine = st.session_state.get(VOTED + key)
+        if mine is None:
+            st.radio(f"**Predict:** {question}", options, key=chosen, format_func=format_func, horizontal=horizontal,
+                     on_change=lambda: vote(key, options.index(st.session_state[chosen])), disabled=asked["revealed"])
+        else:   # said in words, not as a locked radio: the browser draws a disabled radio unchecked
+            st.markdown(f"**Predict:** {question} You answered **{format_func(options[mine])}**.")
         if st.session_state.get("class_error") and not asked["revealed"]:
             st.error(st.session_state.pop("class_error"))   # a refused vote says why at once
-        if st.session_state.get(VOTED + key) and not asked["revealed"]:
+        if mine is not None and not asked["revealed"]:
             st.caption("Your answer is counted. The answer appears here when the presenter reveals it.")
         if asked["revealed"]:
             class_votes(asked, options, format_func)
@@ -482,7 +485,7 @@ def predict(key: str, question: str, options: list, *, format_func=str, horizont
 
 # --- a class together: followers see the presenter's page and vote (specviz.hosting.classroom) ------
 CLASS_PARAM = "class"            # ?class=CODE follows that class
-VOTED = "class_voted_"           # + a prediction's key: this follower's vote was counted
+VOTED = "class_voted_"           # + a prediction's key: the option index this follower's counted vote chose
 SHARED = "class_shared"          # the presenter's small results by name, sent with its view (see `shared`)
 RUN_HERE = "class_run_here_"     # + a result's name: this follower asked to run the models for it itself
 MAX_SHARED_BYTES = 200_000       # a larger result is not sent: a follower runs it when asked
@@ -724,7 +727,7 @@ def vote(key: str, index: int):
     f = st.session_state["class_follow"]
     try:
         room().vote(f["code"], f["token"], key, str(index))
-        st.session_state[VOTED + key] = True
+        st.session_state[VOTED + key] = index
     except ClassError as e:
         st.session_state["class_error"] = str(e)
 

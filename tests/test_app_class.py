@@ -44,7 +44,10 @@ def test_followers_show_the_presenters_round_vote_once_and_see_the_reveal():
     key = "keep_predict_l1_0"
     for s, choice in zip(students, [1, 1, 2]):
         s.radio(key=key).set_value(choice).run()
-        assert s.radio(key=key).disabled                     # one vote: the choice is locked once counted
+        assert not [r for r in s.radio if r.key == key]      # one vote: no radio once it is counted,
+        assert any(f"You answered **{choice}**" in m.value for m in s.markdown)   # but the student's own answer
+        s.run()
+        assert any(f"You answered **{choice}**" in m.value for m in s.markdown)
     teacher.run()
     said = "\n".join(m.value for m in teacher.markdown)
     assert "**The class answered** (3 votes)" in said and "1: 2" in said and "2: 1" in said
