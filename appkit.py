@@ -451,15 +451,14 @@ def predict(key: str, question: str, options: list, *, format_func=str, horizont
     asked = class_question(key, options)
     if asked is not None:   # following a class: this browser votes, the presenter reveals
         mine = st.session_state.get(VOTED + key)
-        if mine is None:
-            st.radio(f"**Predict:** {question}", options, key=chosen, format_func=format_func, horizontal=horizontal,
-                     on_change=lambda: vote(key, options.index(st.session_state[chosen])), disabled=asked["revealed"])
-        else:   # said in words, not as a locked radio: the browser draws a disabled radio unchecked
-            st.markdown(f"**Predict:** {question} You answered **{format_func(options[mine])}**.")
+        st.radio(f"**Predict:** {question}", options, key=chosen, format_func=format_func, horizontal=horizontal,
+                 on_change=lambda: vote(key, options.index(st.session_state[chosen])),
+                 disabled=mine is not None or asked["revealed"])
         if st.session_state.get("class_error") and not asked["revealed"]:
             st.error(st.session_state.pop("class_error"))   # a refused vote says why at once
-        if mine is not None and not asked["revealed"]:
-            st.caption("Your answer is counted. The answer appears here when the presenter reveals it.")
+        if mine is not None:   # in words too: a browser can draw the locked radio unchecked
+            st.caption(f"You answered **{format_func(options[mine])}**. Your answer is counted"
+                       + ("." if asked["revealed"] else ": the answer appears here when the presenter reveals it."))
         if asked["revealed"]:
             class_votes(asked, options, format_func)
         return asked["revealed"]

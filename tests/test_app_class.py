@@ -44,10 +44,10 @@ def test_followers_show_the_presenters_round_vote_once_and_see_the_reveal():
     key = "keep_predict_l1_0"
     for s, choice in zip(students, [1, 1, 2]):
         s.radio(key=key).set_value(choice).run()
-        assert not [r for r in s.radio if r.key == key]      # one vote: no radio once it is counted,
-        assert any(f"You answered **{choice}**" in m.value for m in s.markdown)   # but the student's own answer
+        assert s.radio(key=key).disabled                     # one vote: the choice is locked once counted
+        assert any(f"You answered **{choice}**" in c.value for c in s.caption)   # and said in words
         s.run()
-        assert any(f"You answered **{choice}**" in m.value for m in s.markdown)
+        assert any(f"You answered **{choice}**" in c.value for c in s.caption)
     teacher.run()
     said = "\n".join(m.value for m in teacher.markdown)
     assert "**The class answered** (3 votes)" in said and "1: 2" in said and "2: 1" in said
