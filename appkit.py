@@ -616,8 +616,16 @@ def run_here(name: str, what: str) -> bool:
         return True
     st.button(f"Run {what} on this screen", key="run_here_button_" + name,
               on_click=lambda: st.session_state.__setitem__(RUN_HERE + name, True),
-              help="This screen follows the presenter's and runs no model by itself.")
+              help=FOLLOWING + ".")
     return False
+
+
+FOLLOWING = "This screen follows the presenter's and runs no model by itself"
+
+
+def not_measured_here():
+    """A follower's lesson 7 or 8 before the student measures: what the empty space is for."""
+    st.info(f"{FOLLOWING}: press **Measure again** to measure on this server.")
 
 
 def shared(name: str, inputs, compute, what: str):

@@ -104,8 +104,7 @@ if "measurement" not in S and not appkit.following():
 if "measurement" in S:
     show_measurement(S["measurement"])
 else:
-    st.info("This screen follows the presenter's and runs no model by itself: press **Measure again** to "
-            "measure on this server.")
+    appkit.not_measured_here()
 
 # --- verification cost against width ---------------------------------------------------------------
 st.subheader("How much more does checking several positions cost?")

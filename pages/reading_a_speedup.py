@@ -58,8 +58,7 @@ st.button("Measure again", on_click=run_measurement)
 
 st.subheader("Where did our speedup come from?")
 if res is None:
-    st.info("This screen follows the presenter's and runs no model by itself: press **Measure again** to "
-            "measure on this server.")
+    appkit.not_measured_here()
     appkit.next_lesson(__file__)
     appkit.stop()
 p, s = res["plain"]["costs"], res["speculative"]["costs"]
