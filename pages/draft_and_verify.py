@@ -179,11 +179,11 @@ def panel():
         move("forward")
     if state["playing"] != playing_at_start:
         st.rerun()   # start or stop the timer: the fragment's run_every is fixed per full run
-    b = st.columns(5)
+    b = st.columns(5)   # \u00a0: a narrow button wraps its label at a word, never leaving an arrow alone
     b[0].button("◀ Back", on_click=move, args=("back",), shortcut="Left", width="stretch")
-    b[1].button("Next phase ▶", on_click=move, args=("forward",), shortcut="Right", type="primary",
+    b[1].button("Next phase\u00a0▶", on_click=move, args=("forward",), shortcut="Right", type="primary",
                 width="stretch")
-    b[2].button("Next round »", on_click=move, args=("round",), shortcut="N", width="stretch")
+    b[2].button("Next round\u00a0»", on_click=move, args=("round",), shortcut="N", width="stretch")
     b[3].button("⏸ Pause" if state["playing"] else "▶ Play", on_click=toggle_play, shortcut="P",
                 width="stretch")
     b[4].button("↺ Reset", on_click=move, args=("reset",), shortcut="Home", width="stretch")
@@ -262,10 +262,10 @@ def slides(r, phase: str, verifier: str, before: list[str]):
     """This round's three figures as SVG images for slides, each as the page draws it now."""
     st.markdown("**This round for slides** (SVG images, drawn as on this page)")
     lines = 1 + (len(r.proposed) + 2) // 8   # about eight chips fit a line 1000 pixels wide
-    figures = [("The drafted block", "block", lambda: tokens.block_html(r, phase), 40 + 56 * lines),
-               ("The candidate histories", "histories", lambda: histories.histories_html(r, phase, verifier),
+    figures = [("Drafted block", "block", lambda: tokens.block_html(r, phase), 40 + 56 * lines),
+               ("Candidate histories", "histories", lambda: histories.histories_html(r, phase, verifier),
                 90 + 80 * (len(r.proposed) + 1)),   # a row's chips take up to two lines
-               ("The cache strip", "cache", lambda: cache.strip_html(before, r, phase), 150)]
+               ("Cache strip", "cache", lambda: cache.strip_html(before, r, phase), 150)]
     cols = st.columns(len(figures))
     for col, (label, name, markup, height) in zip(cols, figures):
         col.download_button(label, lambda markup=markup, height=height: export.figure_svg(markup(), 1000, height),

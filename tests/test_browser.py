@@ -203,6 +203,12 @@ def test_lesson1_steps_three_rounds(app, browser):
     page.get_by_role("link", name="1 · Draft and verify").click()
     settle(page)
     sync_api.expect(page.locator("body")).to_contain_text("round 3")
+    # a student's laptop at 1024 pixels with the sidebar open: the step buttons and the slide
+    # downloads keep their labels whole (hints dropped, labels wrapped at a word)
+    page.set_viewport_size({"width": 1024, "height": 768})
+    settle(page)
+    assert cut_labels(page, "[data-testid=stMain] button") == []
+    check(page, errors, "lesson1-1024-sidebar")
     page.get_by_text("Presenter mode").click()
     settle(page)
     check(page, errors, "lesson1-presenter")
