@@ -22,11 +22,12 @@ appkit.header(
     f"{appkit.CHECKS_AHEAD}, “DSpark budgets the target's work separately”; "
     f"{appkit.DRAFT_VERIFY}, “verifying a long block full of tokens that are probably going to be "
     "rejected burns capacity”.",
-    "DSpark's confidence head estimates, for each proposal, the chance that it survives if everything before it "
-    "did; multiplied along the block this gives **prefix survival a**. Algorithm 1 prices expected committed "
-    "tokens τ against the target's measured speed **SPS(B)** at B verification tokens, admitting candidates "
-    "highest a first, as long as **Θ = τ · SPS(B)** improves. Look at how many proposals of each request it admits "
-    "as more requests share the target.")
+    "When several requests share one target, every drafted token it checks takes room another request could use. "
+    "DSpark's confidence head estimates, for each proposal, the chance that it passes if everything before it did; "
+    "multiplied along the block, that is its **prefix survival a**: the chance it ends up in the surviving prefix. "
+    "The scheduler admits the likeliest proposals first, prices the output it expects against the target's measured "
+    "speed, and stops at the first admission that would not raise expected tokens per second. Look at how many "
+    "proposals of each request it admits as more requests share the target.")
 
 m = appkit.require_models()
 confident = m.block_drafters(confidence=True)
@@ -97,8 +98,9 @@ sps = res["raw"] if raw else res["sps"]
 st.subheader("Algorithm 1, one candidate at a time")
 st.caption("From the source: a scheduler that prices expected committed output against a table of target steps per "
            "second and stops at the first non-improving extension. This app's own: the name Algorithm 1, the "
-           "notation τ, B and Θ = τ · SPS(B), and every number here (confidences from the embedded DSpark drafter "
-           "and SPS measured on this machine, now).")
+           "notation (τ: tokens the admitted candidates are expected to commit; B: tokens the target checks; "
+           "SPS(B): its steps per second at that width; Θ = τ · SPS(B): expected tokens per second), and every "
+           "number here (confidences from the embedded DSpark drafter and SPS measured on this machine, now).")
 alloc = algorithm1(conf, sps)
 rows = [{"step": 0, "candidate": "anchors only", "a": None, "B": len(conf), "τ": float(len(conf)),
          "Θ": round(alloc["theta0"], 2), "decision": "start"}]
