@@ -57,15 +57,18 @@ table.sv-table td.num {{ text-align: right; font-variant-numeric: tabular-nums; 
 .sv-big {{ font-size: 2.4rem; font-weight: 700; color: {INK}; }}
 .sv-race {{ font-size: 1.15rem; line-height: 1.9; min-height: 6em; padding: 0.6em 0.8em; border-radius: 0.6em;
   background: #f8fafc; border: 1px solid #e2e8f0; }}
-/* a row of buttons in a narrow main area (a laptop at 1024 pixels with the sidebar open) drops the
-   buttons' shortcut hints (the pages name the keys in their text) and wraps a label at its spaces
-   rather than cut it */
-[data-testid="stMain"] [data-testid="stColumn"] {{ container-type: inline-size; }}
-@container (max-width: 8.5rem) {{
-  [data-testid="stMain"] button kbd {{ display: none; }}
-  [data-testid="stMain"] button {{ height: auto !important; }}
-  [data-testid="stMain"] button p {{ white-space: normal !important; overflow: visible !important;
-    text-overflow: clip !important; overflow-wrap: normal !important; word-break: normal !important; }} }}
+"""
+
+# The page's own layout, not the figures' (specviz.viz.export draws figures from CSS alone): a row of
+# buttons in a narrow main area (a laptop at 1024 pixels with the sidebar open) drops the buttons'
+# shortcut hints (the pages name the keys in their text) and wraps a label at its spaces rather than cut it.
+LAYOUT_CSS = """
+[data-testid="stMain"] [data-testid="stColumn"] { container-type: inline-size; }
+@container (max-width: 8.5rem) {
+  [data-testid="stMain"] button kbd { display: none; }
+  [data-testid="stMain"] button { height: auto !important; }
+  [data-testid="stMain"] button p { white-space: normal !important; overflow: visible !important;
+    text-overflow: clip !important; overflow-wrap: normal !important; word-break: normal !important; } }
 """
 
 # Large type for the room, in the main area, fitted to a projector's 1024 or 1280 pixels. The sidebar
@@ -113,4 +116,4 @@ def stylesheet(presenter: bool) -> str:
     >>> "font-size: 21px" in stylesheet(True), "font-size: 21px" in stylesheet(False)
     (True, False)
     """
-    return "<style>" + CSS + (PRESENTER_CSS if presenter else "") + "</style>"
+    return "<style>" + CSS + LAYOUT_CSS + (PRESENTER_CSS if presenter else "") + "</style>"
