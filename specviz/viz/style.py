@@ -59,17 +59,20 @@ table.sv-table td.num {{ text-align: right; font-variant-numeric: tabular-nums; 
   background: #f8fafc; border: 1px solid #e2e8f0; }}
 """
 
+# Buttons that fit where they are: no shortcut hint (the pages name the keys in their text), and a
+# label that wraps at its spaces rather than being cut.
+FIT_BUTTONS = """
+[data-testid="stMain"] button kbd { display: none; }
+[data-testid="stMain"] button { height: auto !important; }
+[data-testid="stMain"] button p { white-space: normal !important; overflow: visible !important;
+  text-overflow: clip !important; overflow-wrap: normal !important; word-break: normal !important; }
+"""
+
 # The page's own layout, not the figures' (specviz.viz.export draws figures from CSS alone): a row of
-# buttons in a narrow main area (a laptop at 1024 pixels with the sidebar open) drops the buttons'
-# shortcut hints (the pages name the keys in their text) and wraps a label at its spaces rather than cut it.
+# buttons in a narrow main area (a laptop at 1024 pixels with the sidebar open) fits its buttons.
 LAYOUT_CSS = """
 [data-testid="stMain"] [data-testid="stColumn"] { container-type: inline-size; }
-@container (max-width: 8.5rem) {
-  [data-testid="stMain"] button kbd { display: none; }
-  [data-testid="stMain"] button { height: auto !important; }
-  [data-testid="stMain"] button p { white-space: normal !important; overflow: visible !important;
-    text-overflow: clip !important; overflow-wrap: normal !important; word-break: normal !important; } }
-"""
+@container (max-width: 8.5rem) {""" + FIT_BUTTONS + "}\n"
 
 # Large type for the room, in the main area, fitted to a projector's 1024 or 1280 pixels. The sidebar
 # starts collapsed (appkit.frame); when opened it is the presenter's panel: its type grows with the
@@ -90,13 +93,11 @@ html, body, [data-testid="stAppViewContainer"] { font-size: 21px; }
 [data-testid="stMain"] [data-testid="stHorizontalBlock"] { flex-wrap: wrap !important; }
 [data-testid="stMain"] [data-testid="stColumn"] { min-width: min(100%, 11rem) !important; }
 [data-testid="stMain"] [data-testid="stWidgetLabel"] p { font-size: 1rem !important; }
-[data-testid="stMain"] [data-testid="stWidgetLabel"] *, [data-testid="stMain"] button p,
+[data-testid="stMain"] [data-testid="stWidgetLabel"] *,
 [data-testid="stMain"] [data-testid="stMetricLabel"] *, [data-testid="stMain"] [data-testid="stMetricValue"] * {
   white-space: normal !important; overflow: visible !important; text-overflow: clip !important;
   word-break: normal !important; overflow-wrap: normal !important; }
-[data-testid="stMain"] button { height: auto !important; }
 [data-testid="stMain"] button [data-testid="stMarkdownContainer"] p { font-size: 1rem; }
-[data-testid="stMain"] button kbd { display: none; }
 [data-testid="stMain"] [data-testid="stMetricLabel"] p { font-size: 0.9rem !important; }
 [data-testid="stMain"] [data-testid="stMetricValue"] { font-size: 1.8rem !important; height: auto !important; }
 [data-testid="stMain"] [data-testid="stMetricValue"] * { line-height: 1.2 !important; font-size: 1.8rem !important; }
@@ -107,7 +108,7 @@ html, body, [data-testid="stAppViewContainer"] { font-size: 21px; }
 h1 { font-size: 2.4rem !important; } h2 { font-size: 1.9rem !important; } h3 { font-size: 1.5rem !important; }
 .sv-text { font-size: 1.7rem; } .sv-chip { font-size: 1.3rem; } table.sv-table { font-size: 1.1rem; }
 .sv-cell { font-size: 1.15rem; } .sv-race { font-size: 1.5rem; }
-"""
+""" + FIT_BUTTONS
 
 
 def stylesheet(presenter: bool) -> str:
