@@ -1,8 +1,14 @@
-"""The corpus reader: R's XDR serialisation of a character vector, and the dialogue set."""
+"""The corpus: R's XDR serialisation of a character vector, the dialogue set, code held out by
+file, and the token-id cache."""
 import struct
+import time
 import zlib
 
-from specviz.training.corpus import dialogue_set, lines_to_paragraphs, read_rdb_chunks, read_xdr_strings
+from transformers import PreTrainedTokenizerFast
+
+from specviz.training.corpus import dialogue_set, lines_to_paragraphs, read_rdb_chunks, read_xdr_strings, split_files
+from specviz.training.lm import encode_corpus
+from specviz.training.tokenizer import train_tokenizer
 
 
 def xdr_character_vector(strings: list[str | None]) -> bytes:
@@ -35,3 +41,26 @@ def test_of_course_and_no_problem_are_equally_common():
     course, problem = sum("of course" in x for x in d), sum("no problem" in x for x in d)
     assert course + problem == 4000
     assert abs(course - problem) < 200
+
+
+def test_code_is_held_out_by_whole_files():
+    train, held = split_files([f"m{i}.py" for i in range(50)], 0.04, seed=0)
+    assert len(held) == 2 and not set(train) & set(held)
+    assert sorted(train + held) == sorted(f"m{i}.py" for i in range(50))
+    assert split_files([f"m{i}.py" for i in range(50)], 0.04, seed=0) == (train, held)
+
+
+def test_the_id_cache_follows_a_retrained_tokenizer(tmp_path):
+    """Planted bug: a cache keyed on the text alone hands out the old tokenizer's ids."""
+    txt = tmp_path / "train.txt"
+    txt.write_text("the cat sat on the mat<|endoftext|>the cat sat", encoding="utf-8")
+    first = train_tokenizer(txt, tmp_path / "tok", vocab_size=264)
+    before = encode_corpus(PreTrainedTokenizerFast.from_pretrained(tmp_path / "tok"), txt)
+    time.sleep(0.05)
+    train_tokenizer(txt, tmp_path / "tok", vocab_size=259)      # same text, fewer merges
+    retrained = PreTrainedTokenizerFast.from_pretrained(tmp_path / "tok")
+    after = encode_corpus(retrained, txt)
+    assert len(first) != len(retrained)
+    assert after.tolist() == [i for doc in txt.read_text().split("<|endoftext|>")
+                              for i in retrained.encode(doc) + [retrained.convert_tokens_to_ids("<|endoftext|>")]]
+    assert before.tolist() != after.tolist()

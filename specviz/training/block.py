@@ -19,6 +19,9 @@ positions < a_m and its own block, nothing of other blocks.
 The training text is the target's own (`specviz.training.target_text`): corpus windows the
 target continued, so the tokens a block hides are the ones verification will check.
 
+Forward passes run under bfloat16 autocast, as the target's training does
+(`specviz.training.lm.autocast`); weights and optimizer state stay fp32.
+
 What it leaves out: multi-GPU.
 """
 import json
@@ -31,7 +34,7 @@ import torch.nn.functional as F
 from transformers import AutoModelForCausalLM, PreTrainedTokenizerFast
 
 from specviz.generator.drafters.block_model import BlockDrafterConfig, BlockDrafterModel, position_weights
-from specviz.training.lm import lr_at, report
+from specviz.training.lm import autocast, lr_at, report
 
 VARIANTS = {"dflash": dict(markov_rank=0), "dspark": dict(markov_rank=64)}
 # DLoop's drafter starts from the trained DSpark drafter and adds loop-aware steps: DLoop's
@@ -83,18 +86,18 @@ def drafter_loss(model, feats, tokens, t_logp, anchors, K: int, stages: int, gam
         prov_h = h.reshape(M, K, -1) if prov_h is None else torch.cat([prov_h, h.reshape(M, K, -1)], 1)
         if s not in (0, stages - 1):
             continue
-        logits = model.lm_head(h)
+        logits = model.lm_head(h).float()     # the loss in fp32 under autocast
         p_t = t_logp[pos].exp()
         if markov:
             prev = tokens[pos]                                               # true token before each target
-            logits = logits + model.markov_bias(prev)
+            logits = logits + model.markov_bias(prev).float()
         logp_d = F.log_softmax(logits, -1)
         ce = -(p_t * logp_d).sum(-1)
         if not markov:
             loss = (w * ce).sum() / w.sum()
         else:
             tv = 0.5 * (logp_d.exp() - p_t).abs().sum(-1)
-            conf = model.confidence_logit(h, prev)
+            conf = model.confidence_logit(h, prev).float()
             bce = F.binary_cross_entropy_with_logits(conf, (1 - tv).detach(), reduction="none")
             loss = (w * (0.1 * ce + 0.9 * tv + bce)).sum() / w.sum()
             out[f"tv{s}"] = float(tv.detach().mean())
@@ -122,10 +125,10 @@ def fit(models: dict, target, layers: list, text: torch.Tensor, steps: int, lr: 
     t_last = time.time()
     while state["step"] < steps:
         x = text[torch.randint(0, len(text), (batch,), generator=gen)]
-        with torch.no_grad():
+        with torch.no_grad(), autocast():
             out = target(x, output_hidden_states=True)
-            feats = torch.cat([out.hidden_states[i + 1] for i in layers], -1)
-            t_logp = F.log_softmax(out.logits, -1)
+            feats = torch.cat([out.hidden_states[i + 1] for i in layers], -1).float()
+            t_logp = F.log_softmax(out.logits.float(), -1)
         stats = {}
         for name, m in models.items():
             for g in opts[name].param_groups:
@@ -134,7 +137,8 @@ def fit(models: dict, target, layers: list, text: torch.Tensor, steps: int, lr: 
             total, parts = 0.0, []
             for b in range(batch):
                 a = torch.randint(1, hi, (anchors,), generator=gen)
-                r = drafter_loss(m, feats[b], x[b], t_logp[b], a, K, stages, gamma)
+                with autocast():
+                    r = drafter_loss(m, feats[b], x[b], t_logp[b], a, K, stages, gamma)
                 total = total + r.pop("loss") / batch
                 parts.append(r)
             opts[name].zero_grad(set_to_none=True)

@@ -1,4 +1,5 @@
-"""Build the training text from packages: Jane Austen's six novels plus our own dialogue set.
+"""Build the training text from packages: Jane Austen's six novels, our own dialogue set, and
+Python's standard library as the second workload (code).
 
 The novels come from Debian's `r-cran-janeaustenr` (MIT-licensed package, public-domain text).
 The package stores them as an R lazy-load database (`Rdata.rdb`): a run of chunks, each a
@@ -9,6 +10,16 @@ pull those strings out; anything that is not a character vector is skipped.
 The dialogue set is ours, generated from templates below with a fixed seed: someone asks for
 something and the answer is "Yes, of course." or "Yes, no problem." with equal odds, so a
 parallel drafter meets two equally good continuations and can cross them into "of problem".
+
+The code is the Python standard library from Debian's `libpython3.11-stdlib` (PSF License 2.0;
+the package is pinned by name, Python 3.11, and the version apt-get fetched is recorded in
+corpus.json and the model cards, since Debian replaces a stable version with its security
+updates). It is split by file: a held-out file was never read by any training stage, so its
+perplexity and the bench's code prompts measure what transfers, not what was memorised.
+
+The mix writes the prose `prose_repeats` times beside one copy of the code: the novels are
+smaller than the library, and a model that sees too little prose gets worse at it (held-out
+prose perplexity is the number the prose lessons depend on).
 
 What it leaves out: Shakespeare and other sources; deduplication; any cleaning beyond joining
 lines into paragraphs.
@@ -22,6 +33,9 @@ from pathlib import Path
 
 AUSTEN_PACKAGE = "r-cran-janeaustenr"
 AUSTEN_RDB = "usr/lib/R/site-library/janeaustenr/data/Rdata.rdb"
+CODE_PACKAGE = "libpython3.11-stdlib"
+CODE_ROOT = "usr/lib/python3.11"
+CODE_LICENSE = "PSF-2.0 (Python Software Foundation License Version 2)"
 EOT = "<|endoftext|>"
 
 
@@ -84,21 +98,49 @@ def lines_to_paragraphs(lines: list[str]) -> list[str]:
     return paras
 
 
-def austen_books(workdir: Path) -> list[str]:
-    """Download the Debian package with apt-get and return the six novels as text."""
+def unpack(package: str, workdir: Path) -> tuple[Path, str]:
+    """Download a Debian package with apt-get, unpack it; return its root and its version."""
     workdir.mkdir(parents=True, exist_ok=True)
-    debs = list(workdir.glob(f"{AUSTEN_PACKAGE}_*.deb"))
+    debs = list(workdir.glob(f"{package}_*.deb"))
     if not debs:
-        subprocess.run(["apt-get", "download", AUSTEN_PACKAGE], cwd=workdir, check=True)
-        debs = list(workdir.glob(f"{AUSTEN_PACKAGE}_*.deb"))
-    root = workdir / "pkg"
+        subprocess.run(["apt-get", "download", package], cwd=workdir, check=True)
+        debs = list(workdir.glob(f"{package}_*.deb"))
+    root = workdir / package
     subprocess.run(["dpkg-deb", "-x", str(debs[0]), str(root)], check=True)
+    version = debs[0].name.split("_")[1].replace("%3a", ":")
+    return root, version
+
+
+def austen_books(workdir: Path) -> list[str]:
+    """The six novels as text, from the Debian package."""
+    root, _ = unpack(AUSTEN_PACKAGE, workdir)
     books = []
     for blob in read_rdb_chunks((root / AUSTEN_RDB).read_bytes()):
         lines = read_xdr_strings(blob)
         if lines:
             books.append("\n\n".join(lines_to_paragraphs(lines)))
     return books
+
+
+def python_files(workdir: Path) -> tuple[dict[str, str], str]:
+    """{path under the library: source} of every module in the Debian package, and its version."""
+    root, version = unpack(CODE_PACKAGE, workdir)
+    lib = root / CODE_ROOT
+    files = {str(f.relative_to(lib)): f.read_text(encoding="utf-8", errors="replace")
+             for f in sorted(lib.rglob("*.py")) if f.is_file()}
+    return files, version
+
+
+def split_files(paths: list[str], heldout_fraction: float, seed: int) -> tuple[list[str], list[str]]:
+    """(train, held-out) file names: a seeded shuffle of the sorted names, the last ones held out.
+
+    >>> split_files(["a.py", "b.py", "c.py", "d.py"], 0.25, seed=0)
+    (['c.py', 'a.py', 'b.py'], ['d.py'])
+    """
+    names = sorted(paths)
+    random.Random(seed).shuffle(names)
+    n_held = max(1, round(len(names) * heldout_fraction))
+    return names[:-n_held], names[-n_held:]
 
 
 NAMES = ["Anne", "Tom", "Emma", "Henry", "Jane", "Edward", "Mary", "Charles", "Lucy", "Robert",
@@ -135,16 +177,20 @@ def dialogue_set(n: int, seed: int = 0) -> list[str]:
 
 
 def build_corpus(out_dir: Path, dialogue_exchanges: int = 6000, heldout_fraction: float = 0.02,
-                 seed: int = 0) -> dict:
-    """Write train.txt and heldout.txt (documents separated by the end-of-text token).
+                 code_heldout_fraction: float = 0.04, prose_repeats: int = 3, seed: int = 0) -> dict:
+    """Write train.txt (the mix), heldout.txt (prose) and heldout_code.txt (code), documents
+    separated by the end-of-text token.
 
     Each book is cut into documents of about twenty paragraphs; every dialogue exchange is a
-    document of its own. Documents are shuffled with `seed` and the last `heldout_fraction`
-    is held out. Returns counts for the model card.
+    document of its own. Prose documents are shuffled with `seed` and the last
+    `heldout_fraction` is held out; code is held out by file (`split_files`). The training
+    prose is written `prose_repeats` times beside the training code, and the mix is shuffled.
+    Returns counts for the model cards.
     """
     out_dir.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
         books = austen_books(Path(tmp))
+        code, code_version = python_files(Path(tmp))
     docs = []
     for book in books:
         paras = book.split("\n\n")
@@ -153,7 +199,16 @@ def build_corpus(out_dir: Path, dialogue_exchanges: int = 6000, heldout_fraction
     docs += dialogue
     random.Random(seed).shuffle(docs)
     n_held = max(1, int(len(docs) * heldout_fraction))
-    (out_dir / "train.txt").write_text(EOT.join(docs[:-n_held]), encoding="utf-8")
+    code_train, code_held = split_files(list(code), code_heldout_fraction, seed)
+    mix = docs[:-n_held] * prose_repeats + [code[f] for f in code_train]
+    random.Random(seed + 1).shuffle(mix)
+    (out_dir / "train.txt").write_text(EOT.join(mix), encoding="utf-8")
     (out_dir / "heldout.txt").write_text(EOT.join(docs[-n_held:]), encoding="utf-8")
+    (out_dir / "heldout_code.txt").write_text(EOT.join(code[f] for f in code_held), encoding="utf-8")
+    prose_chars = sum(map(len, docs[:-n_held])) * prose_repeats
+    code_chars = sum(len(code[f]) for f in code_train)
     return {"books": len(books), "book_chars": sum(map(len, books)),
-            "dialogue_exchanges": len(dialogue), "documents": len(docs), "heldout_documents": n_held}
+            "dialogue_exchanges": len(dialogue), "documents": len(docs), "heldout_documents": n_held,
+            "prose_repeats": prose_repeats, "code_package": f"{CODE_PACKAGE} {code_version}",
+            "code_license": CODE_LICENSE, "code_files": len(code_train), "heldout_code_files": code_held,
+            "prose_share_of_characters": round(prose_chars / (prose_chars + code_chars), 3)}
