@@ -146,7 +146,7 @@ def run_row(prefix: str, prompts: list[str], drafters: list[str], drafter_box: s
     default(f"keep_{prefix}_prompt", prompts[0])
     default(f"keep_{prefix}_drafter", drafters[0])
     default(f"keep_{prefix}_k", 4)
-    c1.selectbox("Prompt", prompts, key=f"keep_{prefix}_prompt")
+    c1.selectbox("Prompt", prompts, key=f"keep_{prefix}_prompt", format_func=prompt_label)
     c2.selectbox(drafter_box, drafters, key=f"keep_{prefix}_drafter", format_func=drafter_label)
     return block_slider(c3, k_label, most_k, f"keep_{prefix}_k")
 
@@ -252,6 +252,15 @@ def require_models():
         st.error(f"The models are not available: {st.session_state.get('models_error')}")
         stop()
     return m
+
+
+def prompt_label(prompt: str) -> str:
+    """A prompt on one line of a select box: a code prompt's line breaks show as ↵.
+
+    >>> prompt_label('def f(x):\\n    return')
+    'def f(x): ↵    return'
+    """
+    return prompt.replace("\n", " ↵")
 
 
 def drafter_label(name: str) -> str:

@@ -55,7 +55,7 @@ c1, c2 = st.columns(2)   # halves: the drafters' labels are long, and a projecto
 appkit.default("keep_l6_prompt", PRESETS[3])
 appkit.default("keep_l6_g", -8.0)
 appkit.default("keep_l6_drafter", loops[0])
-c1.selectbox("Prompt", PRESETS, key="keep_l6_prompt")
+c1.selectbox("Prompt", PRESETS, key="keep_l6_prompt", format_func=appkit.prompt_label)
 c2.selectbox("Drafter", loops, key="keep_l6_drafter", format_func=appkit.drafter_label)
 st.slider("threshold g", -20.0, 0.0, step=0.5, key="keep_l6_g")
 revealed = appkit.predict("l6", "with a lower (more permissive) g, will a round draft more stages or fewer?",

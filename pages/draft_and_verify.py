@@ -131,6 +131,7 @@ if S[KEYS["drafter"]] not in drafters:
 with st.expander("Prompt and settings", expanded=m is None or bool(state["error"])):
     c1, c2 = st.columns([3, 2])
     c1.selectbox("Preset prompts", PRESETS, index=None, placeholder="Pick a preset…", key="l1_preset",
+                 format_func=appkit.prompt_label,
                  on_change=use_preset)
     c1.text_area("Prompt (free text)", key=KEYS["prompt"], height=80)
     c2.selectbox("Drafter", drafters, key=KEYS["drafter"], format_func=appkit.drafter_label)

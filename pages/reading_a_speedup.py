@@ -5,7 +5,7 @@ import streamlit as st
 import appkit
 from specviz.generator.engine import Settings
 from specviz.hosting.app_state import PRESETS
-from specviz.lessons import checklist, cost
+from specviz.lessons import checklist, cost, workloads
 
 S = st.session_state
 
@@ -70,5 +70,35 @@ c[3].metric("mean verify forward", f"{s['verify_ms'] / s['rounds']:.1f} ms",
             help=f"against {p['verify_ms'] / p['rounds']:.1f} ms for a one-token step")
 st.markdown("Ask of any claim: does the gain come from **cheaper proposals**, a **longer surviving prefix**, "
             "**less verification**, or **fewer target rounds**? Each answer transfers to a different workload.")
+
+st.subheader("Same models, another workload")
+st.markdown("The papers report a speedup per dataset (code, math, chat), and they differ. Here the same target and "
+            f"the same drafter, **{appkit.drafter_label(res['settings'].drafter)}** at k = {res['settings'].block_size}, "
+            "run on held-out prose and on held-out Python code, which no training stage read.")
+
+
+def run_workloads():
+    with st.spinner("Measuring plain and speculative decoding on prose and on code…"), appkit.engine():
+        S["l8_workloads"] = {"settings": res["settings"], **workloads.compare(m, res["settings"])}
+
+
+st.button("Compare prose and code", on_click=run_workloads)
+both = S.get("l8_workloads")
+if both:
+    shown = both["settings"]
+    st.table(pd.DataFrame({w: {"speedup": f"{both[w]['speedup']['median']:.2f}× ({both[w]['speedup']['low']:.2f}–"
+                                          f"{both[w]['speedup']['high']:.2f}×)",
+                               "tokens per target forward": f"{both[w]['per_forward']:.2f}",
+                               "drafting a round": f"{both[w]['draft_ms_per_round']:.1f} ms",
+                               "verifying a round": f"{both[w]['verify_ms_per_round']:.1f} ms",
+                               "plain decoding": f"{both[w]['plain_ms_per_token']:.1f} ms a token",
+                               "prompts": " · ".join(appkit.prompt_label(p)[:40] + "…"
+                                                     for p in workloads.WORKLOADS[w][:workloads.LESSON_PROMPTS])}
+                           for w in workloads.WORKLOADS}))
+    st.markdown(workloads.summary(both))
+    st.caption(f"{appkit.drafter_label(shown.drafter)}, k = {shown.block_size}, greedy, {shown.max_new_tokens} new "
+               f"tokens; speedups are medians with their range over {both['code']['speedup']['runs']} paired runs "
+               "(each workload's prompts, 3 runs each). `python -m specviz bench` measures every drafter on every "
+               "held-out prompt of both workloads.")
 
 appkit.next_lesson(__file__)

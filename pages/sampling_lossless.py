@@ -32,7 +32,7 @@ appkit.default("keep_l2_temp", 1.0)
 source = st.radio("Distributions from", SOURCES, horizontal=True, key="keep_l2_source")
 if source == SOURCES[0]:
     c1, c2, c3 = st.columns([2, 2, 1])
-    c1.selectbox("Prompt", PRESETS, key="keep_l2_prompt")
+    c1.selectbox("Prompt", PRESETS, key="keep_l2_prompt", format_func=appkit.prompt_label)
     c2.selectbox("Drafter", drafters, key="keep_l2_drafter", format_func=appkit.drafter_label)
     c3.slider("Temperature", 0.1, 2.0, step=0.1, key="keep_l2_temp")
     appkit.default("keep_l2_other", False)

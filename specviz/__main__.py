@@ -4,7 +4,7 @@
   generate --prompt TEXT ...          one generation, its text and a table of rounds; with
                                       --config FILE [--set NAME] a host's configured model set,
                                       loaded, checked and limited as the app does it
-  bench    [--json]                   plain decoding vs every drafter (see specviz.lessons.bench)
+  bench    [--workload W] [--json]    plain decoding vs every drafter, per workload (specviz.lessons.bench)
   profile  [--json]                   this machine: target steps per second by verification
                                       width (DSpark's SPS table) and, on a CPU, the weight
                                       layouts timed at load (see specviz.generator.cpu_linear)
@@ -82,18 +82,27 @@ def spread_label(s: dict) -> str:
 
 def cmd_bench(args):
     from specviz.lessons.bench import bench
+    from specviz.lessons.workloads import WORKLOADS
     if args.set and not args.config:
         sys.exit("error: --set names a model set of a config file: give --config FILE too")
     m = load_configured(args.config, args.set)[0] if args.config else load()
     drafters = [d for d in (args.drafters.split(",") if args.drafters else m.drafter_models)]
     ks = [int(k) for k in args.block_sizes.split(",")]
-    res = bench(m, drafters, ks, args.max_new_tokens, args.repeats,
-                progress=None if args.json else lambda rep, p: print(f"  repeat {rep}: {p[:40]!r}", file=sys.stderr))
+    names = list(WORKLOADS) if args.workload == "both" else [args.workload]
+    res = {w: bench(m, drafters, ks, args.max_new_tokens, args.repeats, WORKLOADS[w],
+                    progress=None if args.json else lambda rep, p: print(f"  {w} repeat {rep}: {p[:40]!r}", file=sys.stderr))
+           for w in names}
     if args.json:
-        print(json.dumps(res))
+        print(json.dumps(res[names[0]] if len(names) == 1 else {"workloads": res}))
         return
+    for w, r in res.items():
+        print_bench(w, r)
+
+
+def print_bench(workload: str, res: dict):
+    """One workload's bench as a table: every variant of every drafter, the best one marked."""
     b = res["baseline"]
-    print(f"baseline: {b['ms_per_token']:.2f} ms/token  ({res['settings']})")
+    print(f"\n{workload}: baseline {b['ms_per_token']:.2f} ms/token  ({res['settings']})")
     print(f"{'method':11} {'variant':>12} {'accept len':>10} {'stages':>6} {'ms/token':>9} {'speedup':>8} {'draft ms':>9} "
           f"{'verify ms':>9} {'overhead':>9} {'if drafting free':>16} {'speedup over repeats':>22}")
     for name, r in res["methods"].items():
@@ -170,6 +179,8 @@ def main(argv=None):
     s.add_argument("--repeats", type=int, default=2)
     s.add_argument("--config", help="a host's config file; default: the embedded set")
     s.add_argument("--set", help="the config's model set to bench (default: the config's default set)")
+    s.add_argument("--workload", choices=["both", "prose", "code"], default="both",
+                   help="held-out prompts of one workload (default: both, reported separately)")
     s.add_argument("--json", action="store_true")
     s.set_defaults(fn=cmd_bench)
     s = sub.add_parser("profile", help="this machine: target speed by verification width, weight layouts")

@@ -125,6 +125,28 @@ def test_lesson8_fills_the_checklist_beside_reported_figures():
     assert "4.86 → 6.06" in body and "3.17× → 2.90×" in body and "3.68×" in body
 
 
+def test_lesson8_puts_prose_and_code_side_by_side_with_the_same_drafter():
+    at = open_page("pages/reading_a_speedup.py")
+    button(at, "Compare prose and code").click().run()
+    assert not at.exception
+    table = at.table[-1].value
+    assert list(table.columns) == ["prose", "code"]
+    assert list(table.index) == ["speedup", "tokens per target forward", "drafting a round", "verifying a round",
+                                 "plain decoding", "prompts"]
+    assert "def create_empty_file(filename): ↵" in table["code"]["prompts"]
+    body = text(at)
+    assert "tokens per target forward on code against" in body and "**surviving prefix** that moved" in body
+    assert "over 6 paired runs" in body
+
+
+def test_a_prompt_box_offers_code_beside_prose_and_runs_it():
+    at = open_page("pages/sampling_lossless.py")
+    box = at.selectbox(key="keep_l2_prompt")
+    assert 'def read_lines(path): ↵    """Return the lines of the file at path.""" ↵    with open(' in box.options
+    box.select_index(len(box.options) - 1).run()       # the docstring to finish
+    assert not at.exception and at.selectbox(key="keep_l2_prompt").value.startswith("class Stack:\n")
+
+
 def test_lesson2_rebuilds_p_from_the_real_models():
     at = predict(open_page("pages/sampling_lossless.py"), "l2", "p (the target)")
     assert len(at.get("plotly_chart")) == 3

@@ -3,6 +3,8 @@ import json
 import subprocess
 import sys
 
+from specviz.lessons.workloads import WORKLOADS
+
 
 def cli(*args) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "specviz", *args], capture_output=True, text=True, timeout=600)
@@ -39,14 +41,21 @@ def test_bad_input_is_one_clear_line_not_a_traceback():
     assert r.returncode != 0 and "--max-width must be between 1 and 64, got 0" in r.stderr
 
 
-def test_bench_json_shape():
-    r = cli("bench", "--json", "--repeats", "1", "--max-new-tokens", "8", "--block-sizes", "2", "--drafters", "ar,lookup")
-    out = json.loads(r.stdout)
-    assert out["baseline"]["ms_per_token"] > 0
-    for name in ("ar", "lookup"):
-        m = out["methods"][name]
-        assert m["acceptance_length"] >= 1 and m["ms_per_token"] > 0 and m["speedup"] > 0
-    assert out["greedy_mismatches"] == []
+def test_bench_reports_each_workload_apart_and_one_in_the_single_shape():
+    both = json.loads(cli("bench", "--json", "--repeats", "1", "--max-new-tokens", "6", "--block-sizes", "2",
+                          "--drafters", "ar,lookup").stdout)
+    assert set(both) == {"workloads"} and set(both["workloads"]) == {"prose", "code"}
+    code = json.loads(cli("bench", "--json", "--workload", "code", "--repeats", "1", "--max-new-tokens", "6",
+                          "--block-sizes", "2", "--drafters", "ar,lookup").stdout)
+    for out, workload in ((both["workloads"]["prose"], "prose"), (both["workloads"]["code"], "code"), (code, "code")):
+        assert out["settings"]["prompts"] == len(WORKLOADS[workload])
+        assert out["baseline"]["ms_per_token"] > 0
+        for name in ("ar", "lookup"):
+            m = out["methods"][name]
+            assert m["acceptance_length"] >= 1 and m["ms_per_token"] > 0 and m["speedup"] > 0
+        assert out["greedy_mismatches"] == []
+    r = cli("bench", "--workload", "math")
+    assert r.returncode != 0 and "invalid choice: 'math'" in r.stderr
 
 
 def test_profile_json_has_the_sps_table_and_the_layouts_timed_at_load():

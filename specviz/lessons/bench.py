@@ -16,6 +16,9 @@ gives one speedup (the baseline's median ms/token over the prompts against the v
 "speedup_spread" is their median and range. Before the runs the thread count is fitted to the
 cores free now (specviz.generator.threads), as the app does.
 
+The prompts are one workload's (`specviz.lessons.workloads`): held-out prose or held-out code,
+reported separately as the papers report each dataset; `python -m specviz bench` runs both.
+
 What it leaves out: batch serving (many requests), prefill speed, time to first token.
 """
 import statistics
@@ -25,17 +28,7 @@ from specviz.generator.threads import fit_threads
 from specviz.lessons.checklist import hardware
 from specviz.lessons.cost import speedup, trace_costs
 from specviz.lessons.protocol import ratio_spread
-
-PROMPTS = [
-    "The best way to learn is to",
-    "It is a truth universally acknowledged, that a single man in possession of a good fortune,",
-    'Anne asked, "Could you open the window?" "Yes,',
-    "Mr. Darcy walked towards the window, and",
-    "Elinor was not inclined to",
-    "She had never been so happy as",
-    "The carriage arrived at the door, and",
-    "Emma could not help thinking that",
-]
+from specviz.lessons.workloads import WORKLOADS
 
 
 def run_once(models, prompt: str, settings: Settings) -> dict:
@@ -62,7 +55,7 @@ def variants(looping: bool, block_sizes: list[int], thresholds: list[float]) -> 
 
 
 def bench(models, drafters: list[str], block_sizes: list[int], max_new_tokens: int = 64,
-          repeats: int = 2, prompts: list[str] = PROMPTS, progress=None,
+          repeats: int = 2, prompts: list[str] = WORKLOADS["prose"], progress=None,
           loop_block_sizes: list[int] = (2, 3, 4), thresholds: list[float] = (-1.0, -2.0, -4.0)) -> dict:
     """Greedy benchmark; returns {"baseline": {...}, "methods": {name: {...}}, "settings": ...}.
 

@@ -22,12 +22,23 @@ from specviz.training.calibrate import TEMPERATURES
 from specviz.training.lm import encode_corpus, heldout_loss
 
 SAMPLE_PROMPTS = ["The best way to learn is to", "It was a fine morning, and Elizabeth",
-                  'Anne asked, "Could you open the window?" "Yes,']
-DATA_NOTE = """Training text: Jane Austen's six novels (public domain) as shipped in Debian's
-`r-cran-janeaustenr` package (package code MIT-licensed, Julia Silge), plus 6,000 short
-dialogue exchanges written for this project from templates in `specviz/training/corpus.py`
-(ours, same licence as this repository), in which requests are answered "Yes, of course."
-or "Yes, no problem." with equal odds. 2% of documents are held out."""
+                  'Anne asked, "Could you open the window?" "Yes,', "def read_lines(path):\n    "]
+
+
+def data_note(corpus: dict) -> str:
+    """The cards' paragraph on training text and licences, from the corpus stage's facts."""
+    return f"""Training text, two workloads:
+
+- prose: Jane Austen's six novels (public domain) as shipped in Debian's `r-cran-janeaustenr`
+  package (package code MIT-licensed, Julia Silge), plus 6,000 short dialogue exchanges written
+  for this project from templates in `specviz/training/corpus.py` (ours, same licence as this
+  repository), in which requests are answered "Yes, of course." or "Yes, no problem." with
+  equal odds. 2% of documents are held out; the rest is written {corpus['prose_repeats']} times into the mix.
+- code: the Python standard library as shipped in Debian's `{corpus['code_package']}`,
+  licence {corpus['code_license']}. {corpus['code_files']} files train; {len(corpus['heldout_code_files'])} whole files are held out
+  ({', '.join(f'`{f}`' for f in corpus['heldout_code_files'])}).
+
+Prose is {corpus['prose_share_of_characters']:.0%} of the training characters."""
 
 
 @torch.no_grad()
@@ -58,14 +69,16 @@ def samples(model, tok, n_new: int = 40) -> list[str]:
     return out
 
 
-def write_card(model_dir: Path, heldout_txt: Path, role: str, decoder=TransformersDecoder) -> dict:
-    """Measure a causal LM and write its card; `decoder` is how the engine runs it (see decode_step_ms)."""
+def write_card(model_dir: Path, heldout: dict[str, Path], corpus: dict, role: str,
+               decoder=TransformersDecoder) -> dict:
+    """Measure a causal LM on each workload's held-out text ({workload: file}) and write its
+    card; `decoder` is how the engine runs it (see decode_step_ms)."""
     facts = json.loads((model_dir / "training.json").read_text())
     model = ready(AutoModelForCausalLM.from_pretrained(model_dir, dtype=torch.float32), torch.device("cpu"))
     tok = AutoTokenizer.from_pretrained(model_dir)
-    loss = heldout_loss(model, encode_corpus(tok, heldout_txt))
+    ppl = {w: round(float(np.exp(heldout_loss(model, encode_corpus(tok, txt)))), 2) for w, txt in heldout.items()}
     step = decode_step_ms(decoder(model), model.config.vocab_size)
-    facts.update(heldout_perplexity=round(float(np.exp(loss)), 2), decode_step_ms=round(step, 2))
+    facts.update(heldout_perplexity=ppl, decode_step_ms=round(step, 2))
     gens = samples(model, tok)
     c = facts["config"]
     card = f"""# specviz {facts['name']}: {role}
@@ -82,14 +95,14 @@ loaded in fp32 on a CPU.
 | tokens seen | {facts['tokens_seen']:,} ({facts['steps']} steps x {facts['batch']} x {facts['seq_len']}) |
 | training time | {facts['train_seconds'] / 60:.1f} min on 2 CPU cores ({platform.machine()}, torch {torch.__version__}) |
 | distilled from | {facts['distilled_from'] + ' (loss: KL divergence from its next-token distribution, no corpus cross-entropy)' if facts['distilled_from'] else '-'} |
-| held-out perplexity | {facts['heldout_perplexity']} |
+| held-out perplexity | {', '.join(f'{w}: {v}' for w, v in ppl.items())} |
 | one decode step | {facts['decode_step_ms']} ms (median, 128-token context, as the engine runs it on this CPU, measured when this card was written) |
 
 ## Data and licence
 
-{DATA_NOTE}
+{data_note(corpus)}
 
-## Three greedy samples
+## Greedy samples
 
 """ + "\n".join(f"{i + 1}. `{g!r}`" for i, g in enumerate(gens)) + "\n"
     (model_dir / "README.md").write_text(card)
@@ -115,8 +128,9 @@ def expected_calibration_error(pairs: list[tuple[float, bool]], bins: int = 10) 
 
 
 def heldout_prompts(heldout_txt: Path, tok, n: int = 12, length: int = 24, offset: int = 0) -> list[str]:
-    """Prompts of `length` tokens cut every 150 tokens from held-out book passages (not
-    dialogue); `offset` skips the first ones, so calibration and measurement can differ."""
+    """Prompts of `length` tokens cut every 150 tokens from held-out documents longer than
+    400 characters (book passages or code files, not dialogue); `offset` skips the first
+    ones, so calibration and measurement can differ."""
     docs = [d for d in heldout_txt.read_text(encoding="utf-8").split("<|endoftext|>") if len(d) > 400]
     cuts = [tok.decode(ids[i:i + length]) for ids in map(tok.encode, docs) for i in range(0, len(ids) - length, 150)]
     return cuts[offset:offset + n]
@@ -143,23 +157,24 @@ def saturation_note(temperatures: list[float] | None) -> str:
             "logit carries little information about survival, so the best fit flattens c_k towards 0.5.")
 
 
-def block_card(models, name: str, heldout_txt: Path, block_sizes=(2, 4, 8), new_tokens: int = 48,
-               ece_uncalibrated: float | None = None) -> dict:
-    """Measure a block drafter on held-out prompts and write its card: acceptance length by
-    block size (greedy) and, with a confidence head, the calibration of prefix survival."""
+def block_card(models, name: str, heldout: dict[str, Path], corpus: dict, block_sizes=(2, 4, 8),
+               new_tokens: int = 48, ece_uncalibrated: float | None = None) -> dict:
+    """Measure a block drafter on each workload's held-out prompts ({workload: file}) and write
+    its card: acceptance length by workload and block size (greedy) and, with a confidence
+    head, the calibration of prefix survival over both workloads."""
     from specviz.generator.engine import Generation, Settings
-    prompts = heldout_prompts(heldout_txt, models.tokenizer)
-    acceptance, pairs = {}, []
-    for k in block_sizes:
+    prompts = {w: heldout_prompts(txt, models.tokenizer) for w, txt in heldout.items()}
+    acceptance, pairs = {w: {} for w in prompts}, []
+    for w, k in ((w, k) for w in prompts for k in block_sizes):
         committed = rounds = 0
-        for p in prompts:
+        for p in prompts[w]:
             trace = Generation(models, p, Settings(drafter=name, block_size=k, max_new_tokens=new_tokens)).run()
             committed += len(trace.new_ids)
             rounds += len(trace.rounds)
             for r in trace.rounds:
                 for i, a in enumerate(r.drafter_info.get("survival", [])[:len(r.proposed)]):
                     pairs.append((a, r.accepted > i))
-        acceptance[k] = round(committed / rounds, 3)
+        acceptance[w][k] = round(committed / rounds, 3)
     model = models.drafter_models[name]
     path = Path(models.paths["drafters"][name])
     facts = json.loads((path / "training.json").read_text())
@@ -188,14 +203,14 @@ projected and normalised.
 | training | {start}{facts['steps']} steps x {facts['batch']} sequences x {facts['anchors_per_sequence']} anchors, block k = {facts['block_size_k']}, gamma = {facts['gamma']}, peak lr {facts['lr']} |
 | training text | {text_row(text)} |
 | training time | {facts['train_seconds'] / 60:.1f} min on 2 CPU cores, {'for the loop-aware steps alone' if start else 'shared by the DFlash and DSpark drafters'} |
-| held-out acceptance length (greedy, committed tokens per target pass) | {', '.join(f'k={k}: {v}' for k, v in acceptance.items())} |
+| held-out acceptance length (greedy, committed tokens per target pass) | {'; '.join(w + ': ' + ', '.join(f'k={k}: {v}' for k, v in a.items()) for w, a in acceptance.items())} |
 | survival calibration (ECE of a_k vs measured survival) | {facts['survival_ece'] if facts['survival_ece'] is not None else '- (no confidence head)'}{f" (before temperature scaling: {ece_uncalibrated}; temperatures per position {model.config.confidence_temperature})" if ece_uncalibrated is not None else ''} |
 
-Acceptance measured on {len(prompts)} held-out prompts of 24 tokens, {new_tokens} new tokens each,
+Acceptance measured on {' and '.join(f'{len(p)} held-out {w} prompts' for w, p in prompts.items())} of 24 tokens, {new_tokens} new tokens each,
 {'run as DLoop (S = 3, g = -2)' if name.startswith('dloop') else 'one stage per round'}.{saturation_note(model.config.confidence_temperature)}
 
 ## Data and licence
 
-{DATA_NOTE}
+{data_note(corpus)}
 """)
     return facts

@@ -29,6 +29,8 @@ from specviz.training.tokenizer import train_tokenizer
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA, RUNS, MODELS = ROOT / "data", ROOT / "runs", ROOT / "models"
+# each workload's held-out text, which no training stage reads: the cards measure on it
+HELDOUT = {"prose": DATA / "heldout.txt", "code": DATA / "heldout_code.txt"}
 STAGES = ["corpus", "tokenizer", "target", "drafter", "target-text", "block", "cards"]
 # optimizer steps of each trained stage: what the shipped models were trained with
 STEPS = {"target": 2400, "drafter": 600, "block": 3000, "loop": 300}
@@ -72,18 +74,19 @@ def run_stage(stage: str, steps: dict = STEPS) -> dict:
         return train_block_drafters(MODELS / "target", DATA / "tokenizer", [DATA / f for f in TARGET_TEXT], MODELS, RUNS,
                                     steps=steps["block"], loop_steps=steps["loop"])
     if stage == "cards":
-        facts = {"target": write_card(MODELS / "target", DATA / "heldout.txt", "the target"),
-                 "ar": write_card(MODELS / "drafter-ar", DATA / "heldout.txt", "the autoregressive drafter",
-                                  decoder_for)}
+        corpus = json.loads((DATA / "corpus.json").read_text())
+        facts = {"target": write_card(MODELS / "target", HELDOUT, corpus, "the target"),
+                 "ar": write_card(MODELS / "drafter-ar", HELDOUT, corpus, "the autoregressive drafter", decoder_for)}
         models = load_embedded(models_dir=MODELS)
-        facts["dflash"] = block_card(models, "dflash", DATA / "heldout.txt")
-        calibration = heldout_prompts(DATA / "heldout.txt", models.tokenizer, n=24, offset=12)
+        facts["dflash"] = block_card(models, "dflash", HELDOUT, corpus)
+        # calibration prompts of both workloads, after the ones the cards measure on
+        calibration = [p for txt in HELDOUT.values() for p in heldout_prompts(txt, models.tokenizer, n=12, offset=12)]
         for name in ("dspark", "dloop"):
             model = models.drafter_models[name]
             model.config.confidence_temperature = None
-            before = block_card(models, name, DATA / "heldout.txt")["survival_ece"]
+            before = block_card(models, name, HELDOUT, corpus)["survival_ece"]
             model.config.confidence_temperature = fit_temperatures(outcomes(models, name, calibration))
             model.config.save_pretrained(models.paths["drafters"][name])
-            facts[name] = block_card(models, name, DATA / "heldout.txt", ece_uncalibrated=before)
+            facts[name] = block_card(models, name, HELDOUT, corpus, ece_uncalibrated=before)
         return facts
     raise ValueError(f"unknown stage {stage!r}; choose from {STAGES} or 'all'")
