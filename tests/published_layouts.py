@@ -52,7 +52,7 @@ def native(folder: Path, block_size: int = 5, window: int = 6, seed: int = 0, ta
 def zlab_config(block_size: int, **extra) -> dict:
     """A z-lab config.json: the target family's config (Qwen3) plus DFlash's keys."""
     return {"architectures": ["DFlashDraftModel"], "model_type": "qwen3", "auto_map": {"AutoModel": "dflash.DFlashDraftModel"},
-            **SHAPE, "vocab_size": 4096, "hidden_act": "silu", "attention_bias": False, "rope_parameters": dict(ROPE),
+            **SHAPE, "vocab_size": 6144, "hidden_act": "silu", "attention_bias": False, "rope_parameters": dict(ROPE),
             "layer_types": ["full_attention"] * SHAPE["num_hidden_layers"], "num_target_layers": 8,
             "block_size": block_size, "dflash_config": {"mask_token_id": MASK, "target_layer_ids": TARGET_LAYERS},
             "tie_word_embeddings": False, "dtype": "float32"} | extra
@@ -87,8 +87,8 @@ def deepspec_weights(native_weights: dict, target, markov_rank: int, confidence:
         "embed_tokens.weight": target.get_input_embeddings().weight.detach().clone(),
         "lm_head.weight": target.get_output_embeddings().weight.detach().clone()}
     if markov_rank:
-        out["markov_head.markov_w1.weight"] = torch.randn(4096, markov_rank, generator=gen)
-        out["markov_head.markov_w2.weight"] = torch.randn(4096, markov_rank, generator=gen) * 0.5
+        out["markov_head.markov_w1.weight"] = torch.randn(6144, markov_rank, generator=gen)
+        out["markov_head.markov_w2.weight"] = torch.randn(6144, markov_rank, generator=gen) * 0.5
     if confidence:
         out["confidence_head.proj.weight"] = torch.randn(1, 384 + markov_rank, generator=gen) * 0.1
         out["confidence_head.proj.bias"] = torch.zeros(1)

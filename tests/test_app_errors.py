@@ -68,7 +68,7 @@ def bad_files(saved: dict) -> list[tuple[str, bytes, str]]:
              "round 1: p_top[1][0][2] should be a valid number, not 'abc'"),
             ("accepted-99.json", json.dumps(accepted).encode(), "round 3: accepted 99 exceeds the 4 proposals"),
             ("huge-id.json", json.dumps(ids).encode(),
-             "round 2: a token id 1000000000000 is outside the vocabulary of 4096 tokens")]
+             "round 2: a token id 1000000000000 is outside the vocabulary of 6144 tokens")]
 
 
 def test_lesson1_refuses_bad_trace_files_with_a_sentence_and_keeps_its_own_trace(saved):

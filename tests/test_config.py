@@ -161,7 +161,7 @@ def test_a_drafter_with_another_vocabulary_is_refused_by_name(tmp_path):
     LlamaForCausalLM(LlamaConfig(vocab_size=100, hidden_size=16, intermediate_size=32, num_hidden_layers=1,
                                  num_attention_heads=2, num_key_value_heads=1)).save_pretrained(tiny)
     c = load_config(write(tmp_path, pair_config(tmp_path, tiny)))
-    with pytest.raises(ModelSetError, match="drafter small scores 100 tokens but the target scores 4096"):
+    with pytest.raises(ModelSetError, match="drafter small scores 100 tokens but the target scores 6144"):
         load_model_set(c, "pair")
 
 

@@ -62,7 +62,7 @@ def test_a_drafter_for_another_vocabulary_is_refused_naming_set_drafter_and_file
     with pytest.raises(ModelSetError) as e:
         load_model_set(load_config(host / "specviz.toml"), "bad")
     assert str(e.value) == (f"model set 'bad': drafter flash: {host / 'other-vocab' / 'config.json'}: made for a "
-                            f"vocabulary of 5000 tokens; the target scores 4096")
+                            f"vocabulary of 5000 tokens; the target scores 6144")
 
 
 def test_a_chat_target_reads_the_prompt_through_its_template_with_thinking_off(chat_set):

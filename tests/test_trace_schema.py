@@ -66,11 +66,11 @@ def test_more_accepted_than_proposed_is_refused(recorded):
 
 def test_token_ids_outside_the_recorded_vocabulary_are_refused(recorded):
     too_big = edited(recorded["greedy-ar"], lambda d: d["rounds"][1]["proposed"].__setitem__(0, 10**12))
-    assert refusal(too_big) == "round 2: a token id 1000000000000 is outside the vocabulary of 4096 tokens"
+    assert refusal(too_big) == "round 2: a token id 1000000000000 is outside the vocabulary of 6144 tokens"
     negative = edited(recorded["greedy-ar"], lambda d: d["rounds"][1]["proposed"].__setitem__(1, -5))
     assert refusal(negative) == "round 2: proposed[1] should be greater than or equal to 0, not -5"
-    in_a_top_list = edited(recorded["greedy-ar"], lambda d: d["rounds"][0]["q_top"][0][1].__setitem__(0, 4096))
-    assert refusal(in_a_top_list) == "round 1: a token id 4096 is outside the vocabulary of 4096 tokens"
+    in_a_top_list = edited(recorded["greedy-ar"], lambda d: d["rounds"][0]["q_top"][0][1].__setitem__(0, 6144))
+    assert refusal(in_a_top_list) == "round 1: a token id 6144 is outside the vocabulary of 6144 tokens"
 
 
 def test_counts_must_follow_from_round_to_round(recorded):

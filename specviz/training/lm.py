@@ -8,8 +8,8 @@ worth what it agrees with the target, not what it knows about the text (a cross-
 let a long-trained drafter learn the corpus past an under-trained target).
 
 Forward passes run under bfloat16 autocast (weights, gradients and the optimizer stay fp32): on
-a CPU with bf16 matrix units (AVX512-BF16, AMX) a target step takes 0.9 s instead of 2.1 s
-(measured on the 2-core host of docs/benchmarks.md); held-out loss is measured in fp32.
+a CPU with bf16 matrix units (AVX512-BF16, AMX) a target step takes less than half the fp32
+time (docs/benchmarks.md, "Training"); held-out loss is measured in fp32.
 
 What it leaves out: multi-GPU, gradient accumulation.
 """

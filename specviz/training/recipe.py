@@ -33,7 +33,7 @@ DATA, RUNS, MODELS = ROOT / "data", ROOT / "runs", ROOT / "models"
 HELDOUT = {"prose": DATA / "heldout.txt", "code": DATA / "heldout_code.txt"}
 STAGES = ["corpus", "tokenizer", "target", "drafter", "target-text", "block", "cards"]
 # optimizer steps of each trained stage: what the shipped models were trained with
-STEPS = {"target": 2400, "drafter": 600, "block": 3000, "loop": 300}
+STEPS = {"target": 2400, "drafter": 600, "block": 4000, "loop": 300}
 # the block drafters' training text, file -> (temperature, seed): half sampled, half greedy, as the
 # engine serves both; the greedy file's seeds (5000 on) pick other corpus windows than 0..31
 TARGET_TEXT = {"target_text.npy": (0.8, 0), "target_text_greedy.npy": (0.0, 5000)}
