@@ -20,8 +20,8 @@ PRESETS = [
     "He said, he said, he said, he said,",
     "Mr. Darcy walked towards the window, and",
     # the second workload (specviz.lessons.workloads): a function to complete, a docstring to finish
-    'def read_lines(path):\n    """Return the lines of the file at path."""\n    with open(',
-    'class Stack:\n    def is_empty(self):\n        """Return True if',
+    'def mean(values):\n    """Return the average of the numbers in values."""\n    return sum(',
+    'class Stack:\n    def peek(self):\n        """Return the top item of',
 ]
 VERIFIER_LABELS = {"greedy": "greedy (argmax match)", "sampling": "speculative sampling (ratio + residual)",
                    "match": "target-draw matching"}
