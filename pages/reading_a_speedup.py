@@ -72,7 +72,8 @@ st.markdown("Ask of any claim: does the gain come from **cheaper proposals**, a 
             "**less verification**, or **fewer target rounds**? Each answer transfers to a different workload.")
 
 st.subheader("Same models, another workload")
-st.markdown("The papers report a speedup per dataset (code, math, chat), and they differ. Here the same target and "
+st.markdown("The papers report a speedup for each benchmark dataset, and the figures differ from one dataset to "
+            "the next. Here the same target and "
             f"the same drafter, **{appkit.drafter_label(res['settings'].drafter)}** at k = {res['settings'].block_size}, "
             "run on held-out prose and on held-out Python code, which no training stage read.")
 

@@ -135,7 +135,7 @@ def test_lesson8_puts_prose_and_code_side_by_side_with_the_same_drafter():
                                  "plain decoding", "prompts"]
     assert "def create_empty_file(filename): ↵" in table["code"]["prompts"]
     body = text(at)
-    assert "tokens per target forward on code against" in body and "**surviving prefix** that moved" in body
+    assert "tokens per target forward on code against" in body and "the **surviving prefix** is the one the workload moves" in body
     assert any("over 6 paired runs" in c.value for c in at.caption)
 
 

@@ -7,8 +7,8 @@ transfers to unseen text of that kind, not what the models memorised.
 
 `compare` measures both workloads with one drafter and one k, the same way lesson 7 measures
 one prompt (`specviz.lessons.cost.measure`), and `summary` says which of the checklist's
-questions explains the difference: with the same models and drafter, a round costs about the
-same on both workloads, so the gain moves with the surviving prefix.
+questions the workload moves: the drafter and the check are the same models on both, so a
+round's cost transfers and the surviving prefix must be measured again.
 
 What it leaves out: math and chat workloads; more than two prompts a workload in the lesson
 (the bench runs all of them).
@@ -68,10 +68,15 @@ def compare(models, settings, repeats: int = 3, prompts: int = LESSON_PROMPTS, p
 def summary(result: dict) -> str:
     """What lesson 8 says of a comparison, whichever way it came out.
 
-    >>> r = {"code": {"speedup": {"median": 1.9, "low": 1.8, "high": 2.0, "runs": 6}, "per_forward": 3.4},
-    ...      "prose": {"speedup": {"median": 1.4, "low": 1.3, "high": 1.5, "runs": 6}, "per_forward": 2.6}}
-    >>> summary(r)
-    "Code's speedup is above prose's: 3.40 tokens per target forward on code against 2.60 on prose, with the same models, drafter and k. A round costs about the same on both, so of the checklist's questions it is the **surviving prefix** that moved: it depends on how predictable the workload is to this target, and must be measured again on each workload."
+    >>> r = {"code": {"speedup": {"median": 1.9, "low": 1.8, "high": 2.0, "runs": 6}, "per_forward": 3.4,
+    ...               "draft_ms_per_round": 2.5, "verify_ms_per_round": 10.0},
+    ...      "prose": {"speedup": {"median": 1.4, "low": 1.3, "high": 1.5, "runs": 6}, "per_forward": 2.6,
+    ...               "draft_ms_per_round": 2.4, "verify_ms_per_round": 9.9}}
+    >>> print(summary(r))  # doctest: +NORMALIZE_WHITESPACE
+    Code's speedup is above prose's: 3.40 tokens per target forward on code against 2.60 on prose, with the
+    same models, drafter and k, and a round of drafting and checking that took 12.5 ms on code and 12.3 ms on
+    prose. Of the checklist's questions, the **surviving prefix** is the one the workload moves: it depends on
+    how predictable the text is to this target, so it must be measured again on each workload.
     >>> r["code"]["speedup"]["low"] = 1.45
     >>> summary(r).split(":")[0]
     "Code's speedup is within this machine's noise of prose's"
@@ -80,8 +85,9 @@ def summary(result: dict) -> str:
     order = beats(*(Spread(w["speedup"]["median"], w["speedup"]["low"], w["speedup"]["high"], w["speedup"]["runs"])
                     for w in (code, prose)))
     order += " of" if order.startswith("within") else ""
+    round_ms = {name: w["draft_ms_per_round"] + w["verify_ms_per_round"] for name, w in result.items()}
     return (f"Code's speedup is {order} prose's: {code['per_forward']:.2f} tokens per target forward on code "
-            f"against {prose['per_forward']:.2f} on prose, with the same models, drafter and k. A round costs about "
-            "the same on both, so of the checklist's questions it is the **surviving prefix** that moved: it "
-            "depends on how predictable the workload is to this target, and must be measured again on each workload.")
-
+            f"against {prose['per_forward']:.2f} on prose, with the same models, drafter and k, and a round of "
+            f"drafting and checking that took {round_ms['code']:.1f} ms on code and {round_ms['prose']:.1f} ms on "
+            "prose. Of the checklist's questions, the **surviving prefix** is the one the workload moves: it "
+            "depends on how predictable the text is to this target, so it must be measured again on each workload.")
