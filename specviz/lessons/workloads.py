@@ -85,7 +85,7 @@ def summary(result: dict) -> str:
     order = beats(*(Spread(w["speedup"]["median"], w["speedup"]["low"], w["speedup"]["high"], w["speedup"]["runs"])
                     for w in (code, prose)))
     order += " of" if order.startswith("within") else ""
-    round_ms = {name: w["draft_ms_per_round"] + w["verify_ms_per_round"] for name, w in result.items()}
+    round_ms = {name: w["draft_ms_per_round"] + w["verify_ms_per_round"] for name, w in (("code", code), ("prose", prose))}
     return (f"Code's speedup is {order} prose's: {code['per_forward']:.2f} tokens per target forward on code "
             f"against {prose['per_forward']:.2f} on prose, with the same models, drafter and k, and a round of "
             f"drafting and checking that took {round_ms['code']:.1f} ms on code and {round_ms['prose']:.1f} ms on "
