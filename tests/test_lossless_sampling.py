@@ -90,10 +90,11 @@ def path(models):
 
 
 def test_the_drafter_is_far_enough_from_p_to_be_rejected(path):
-    # the check has something to check: at positions 1..3 the real drafter's q is rejected in a
-    # quarter or more of the rounds, so the correction carries much of p there
+    # the check has something to check: at every position of the round the real drafter's q is
+    # more than 0.2 from p in total variation, so it is rejected in a fifth or more of the rounds
+    # and the correction carries much of p there
     _, p, q = path
-    assert [tv(p[i], q[i]) > 0.2 for i in range(K)] == [False, True, True, True]
+    assert [tv(p[i], q[i]) > 0.2 for i in range(K)] == [True, True, True, True]
 
 
 @pytest.mark.parametrize("n", range(K))
