@@ -24,7 +24,7 @@ from tests.prompts import PROMPTS
 
 BLOCK = 5        # DFlash's block size: the anchor and 4 proposals
 NEW = 16
-COMMA = 13       # the embedded tokenizer's ",": the steered drafter proposes it, and the target often writes it
+STEER = 270      # the embedded tokenizer's " the": the steered drafter proposes it, and the target often writes it
 
 
 @pytest.fixture(scope="module")
@@ -32,7 +32,7 @@ def folders(tmp_path_factory, models):
     root = tmp_path_factory.mktemp("published")
     layouts.native(root / "native", block_size=BLOCK)
     weights = layouts.native(root / "native-full", block_size=BLOCK, window=None)   # z-lab's layers see all
-    layouts.native(root / "steered", block_size=BLOCK, seed=1, target=models.target, steer=COMMA)
+    layouts.native(root / "steered", block_size=BLOCK, seed=1, target=models.target, steer=STEER)
     layouts.write(root / "zlab", layouts.zlab_config(BLOCK), layouts.zlab_weights(weights))
     layouts.write(root / "deepspec", layouts.deepspec_config(BLOCK - 1, 8, True),
                   layouts.deepspec_weights(weights, models.target, 8, True))

