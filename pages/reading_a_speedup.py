@@ -99,7 +99,8 @@ if both:
     st.markdown(workloads.summary(both))
     st.caption(f"{appkit.drafter_label(shown.drafter)}, k = {shown.block_size}, greedy, {shown.max_new_tokens} new "
                f"tokens; speedups are medians with their range over {both['code']['speedup']['runs']} paired runs "
-               "(each workload's prompts, 3 runs each). `python -m specviz bench` measures every drafter on every "
+               f"({workloads.LESSON_PROMPTS} prompts a workload, {both['code']['speedup']['runs'] // workloads.LESSON_PROMPTS} "
+               "runs each). `python -m specviz bench` measures every drafter on every "
                "held-out prompt of both workloads.")
 
 appkit.next_lesson(__file__)
