@@ -7,7 +7,8 @@ from specviz.lessons import glossary
 appkit.css()
 st.title("Glossary")
 st.markdown("Every term the lessons use, in a sentence or two. Each entry names its source: *How speculative "
-            "decoding checks ahead* or *Draft, Then Verify*, or **this app** where the name or notation is ours.")
+            "decoding checks ahead* or *Draft, Then Verify*, **the DSpark paper** for the names it gives its "
+            "scheduler, or **this app** where the name, notation or definition is ours.")
 query = st.text_input("Find a term", key="glossary_query", placeholder="anchor, residual, SPS…")
 found = glossary.matching(query)
 if not found:

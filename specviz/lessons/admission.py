@@ -5,7 +5,8 @@ committed output against a profiled table of target steps per second (SPS) and s
 non-improving extension; Appendix A's two-token vocabulary has target (A, B) = (0.7, 0.3) and
 proposal (0.5, 0.5), and a retrospective policy gives P(A) = 0.5 + 0.5 * 0.7 = 0.85, not 0.7.
 
-This app's notation and worked example (not the source's): `algorithm1` starts every request
+The DSpark paper's Algorithm 1 and notation, with this app's worked example (neither is in the
+source article): `algorithm1` starts every request
 with its anchor, B = R slots, tau = R expected tokens, Theta = tau * SPS(B); candidates (r, j)
 are taken in descending prefix survival a_{r,j}, each adding one slot and a_{r,j} expected tokens,
 kept while Theta improves, stopping at the first non-improvement. WORKED_EXAMPLE: R = 1, two

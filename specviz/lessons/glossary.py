@@ -2,12 +2,14 @@
 
 Each entry names its source: one of the two source documents by title (*How speculative
 decoding checks ahead* or *Draft, Then Verify*, which themselves cite the DFlash, DSpark and DLoop
-papers), or "this app" for a name or notation the app gives to something the sources describe.
+papers), the DSpark paper for the names that paper gives its scheduler (which the source articles
+do not), or "this app" for a name, notation or definition the app supplies beyond the sources.
 
 What it leaves out: drawing (pages/glossary.py renders the entries).
 """
 CHECKS_AHEAD = "How speculative decoding checks ahead"
 DRAFT_VERIFY = "Draft, Then Verify"
+DSPARK_PAPER = "the DSpark paper"
 APP = "this app"
 
 ENTRIES = [
@@ -85,10 +87,11 @@ ENTRIES = [
                     "price calculation needs it.", CHECKS_AHEAD),
     ("SPS", "Target steps per second at each verification batch size: an engine-specific table profiled at "
             "engine initialisation.", CHECKS_AHEAD),
-    ("τ and Θ", "This app's notation for the scheduler's price: τ expected committed tokens, B verification "
-                "slots, Θ = τ · SPS(B).", APP),
-    ("Algorithm 1", "This app's name for the scheduler the source describes: admit candidates in order of "
-                    "prefix survival, stop at the first non-improving extension.", APP),
+    ("τ and Θ", "The DSpark paper's notation for what its scheduler maximises: τ expected committed tokens, B "
+                "verification slots, Θ = τ · SPS(B).", DSPARK_PAPER),
+    ("Algorithm 1", "The DSpark paper's name for its prefix scheduler, which the source describes: admit "
+                    "candidates in order of prefix survival, stop at the first non-improving extension.",
+     DSPARK_PAPER),
     ("non-anticipating admission", "Whether a candidate enters verification must not depend on that "
                                    "candidate's realised value or later candidates.", CHECKS_AHEAD),
     ("ragged and padded slots", "Ragged: each request verifies its own admitted length. Padded: every request "
@@ -114,8 +117,9 @@ ENTRIES = [
                             "processing) that decode speed leaves out.", CHECKS_AHEAD),
     ("timed boundary", "Which work a reported time includes, e.g. prefill timed separately from decode.",
      CHECKS_AHEAD),
-    ("token", "A piece of text the model reads and writes in one step: a word, part of a word, or punctuation. "
-              "A leading space belongs to the token (“ the”).", CHECKS_AHEAD),
+    ("token", "A piece of text the model reads and writes in one step: a word, part of a word, or punctuation.",
+     CHECKS_AHEAD),
+    ("leading space", "In this app's tokenizer a word's leading space belongs to its token (“ the”).", APP),
     ("round", "One draft, verify and commit cycle: the drafter proposes a block, the target checks it in one "
               "pass, and the kept tokens plus the target's own are committed.", DRAFT_VERIFY),
     ("draft, verify, commit", "The three phases of a round as lesson 1 steps through them: proposals only; the "
@@ -124,8 +128,8 @@ ENTRIES = [
                       "way and proposes what followed there. It proposes nothing when there is no such place.",
      APP),
     ("temperature", "Divides the scores before sampling: below 1 sharpens the distribution towards the likeliest "
-                    "token, above 1 flattens it. Greedy decoding is the limit at 0.", CHECKS_AHEAD),
-    ("top-k", "Sampling only among the k likeliest tokens, renormalised; 0 means off here.", CHECKS_AHEAD),
+                    "token, above 1 flattens it. Greedy decoding is the limit at 0.", APP),
+    ("top-k", "Sampling only among the k likeliest tokens, renormalised; 0 means off here.", APP),
     ("random seed", "The number that starts the random number generator: the same seed repeats the same draws "
                     "in the same computation.", APP),
     ("total variation distance", "How far two distributions are apart: half the sum of their differences, "
@@ -142,9 +146,12 @@ ENTRIES = [
               "before the target checks them all.", CHECKS_AHEAD),
     ("threshold g", "DLoop's gate: draft another stage while the stage's summed log-probability is at least g "
                     "(g ≤ 0; a lower g lets less confident stages through).", CHECKS_AHEAD),
-    ("retrospective search", "An admission search without the stop at the first non-improvement: it looks at "
-                             "later candidates, so what it admits can depend on the drafted token's value.",
-     CHECKS_AHEAD),
+    ("retrospective policy", "An admission policy that looks at an already sampled token's downstream "
+                             "consequences and then decides whether to admit that token; it can favour particular "
+                             "token values.", CHECKS_AHEAD),
+    ("retrospective search", "This app's retrospective policy in lesson 5: an admission search without the stop "
+                             "at the first non-improvement, which looks at later candidates, so what it admits can "
+                             "depend on the drafted token's value.", APP),
     ("concurrency", "How many requests a server handles at the same time (its load).", CHECKS_AHEAD),
 ]
 
@@ -154,11 +161,13 @@ WORKS = [
     ("How speculative decoding checks ahead—and when it saves time", "source article", None,
      "every lesson: candidate histories, verification, DFlash, DSpark, DLoop, measuring a speedup"),
     ("Draft, Then Verify", "source article", None,
-     "the home page and lessons 1, 2, 3 and 7: the head chef and line cook, suffix decay, acceptance length"),
+     "the home page and lessons 1, 2, 3, 4, 7 and 9: draft then verify, lossless output, suffix decay, "
+     "verification capacity under load, acceptance length and per-token latency"),
     ("DFlash", "z-lab, arXiv 2602.06036", "https://arxiv.org/abs/2602.06036",
      "block drafting from the target's context features (lessons 3 and 9)"),
     ("DSpark, released with its training code as DeepSpec", "DeepSeek", "https://github.com/deepseek-ai/DeepSpec",
-     "the Markov head, the confidence head and the verification scheduler (lessons 3, 4, 5 and 9)"),
+     "the Markov head, the confidence head and the verification scheduler, with the paper's own names "
+     "Algorithm 1 and Θ = τ · SPS(B) (lessons 3, 4, 5 and 9)"),
     ("DLoop", "NAVER AI, arXiv 2610.07659", "https://arxiv.org/abs/2610.07659",
      "more drafting stages before one check, loop-aware training, Tables 2 and A2 (lessons 6 and 8)"),
     ("Assisted generation in Hugging Face transformers, version 4.46", "Hugging Face",
