@@ -20,9 +20,9 @@ appkit.header(
 
 st.subheader("The stopping scheduler on a worked example")
 st.caption(f"Which numbers are whose: the source gives the target p = {A['p']}, the proposal q = {A['q']} and the "
-           "resulting P(A) (shown below, after your prediction). Everything else in this section (a₁, the SPS "
-           "values, c₂, the Θ values, and the names Algorithm 1, τ and Θ) is **this app's worked example**, chosen "
-           "so that a search without the stop admits A and not B.")
+           "resulting P(A) (shown below, after your prediction); the names Algorithm 1 and Θ = τ · SPS(B) are the "
+           "DSpark paper's. Every other number in this section (a₁, the SPS values, c₂, the Θ values) is **this "
+           "app's worked example**, chosen so that a search without the stop admits A and not B.")
 st.markdown(
     f"One request (R = 1), two drafted tokens. The confidence head says the first survives with "
     f"a₁ = {W['a1']}. Target speed: SPS = {W['sps'][0]}, {W['sps'][1]}, {W['sps'][2]} steps per second at "
@@ -56,7 +56,7 @@ revealed = appkit.predict("l5", "the retrospective search admits x₁ only when 
                           ["less than p(A)", "exactly p(A)", "more than p(A)"])
 exact = {pol: admission.exact_p_a(pol, p, q) for pol in admission.POLICIES}
 labels = {"retrospective": "retrospective (search without the stop)",
-          "non_anticipating": "non-anticipating (Algorithm 1 with the stop)",
+          "non_anticipating": "stopping scheduler (admits nothing here)",
           "two_steps_earlier": "capacity from confidences two steps earlier"}
 if revealed:   # every P(A) below is the answer
     retro = exact["retrospective"]
@@ -76,6 +76,11 @@ if revealed:   # every P(A) below is the answer
                     config=appkit.chart_config("lesson5-running-frequency"))
     st.markdown(" · ".join(f"{labels[pol]}: **{runs[pol][-1]:.3f}**" for pol in admission.POLICIES)
                 + f" after {n:,} rounds (exact: {exact['retrospective']:.3g} / {pa:g} / {pa:g}).")
+    st.markdown("**Why the stopping scheduler is unbiased here:** in this worked example it admits ℓ = 0 whatever x₁ "
+                "is, so the target always draws afresh: its P(A) = p(A) comes from never speculating. "
+                f"{appkit.CHECKS_AHEAD} rests the argument for preserving the target distribution on non-anticipating "
+                "admission with the capacity decided from predictions **two steps earlier**. Here that is the policy "
+                "that speculates without bias: it admits x₁ whenever the older draw makes room, and P(A) stays p(A).")
     st.info("Why the two-steps-earlier capacity is safe: the confidences it reads belong to tokens drafted before "
             "the current one, so how much is admitted cannot depend on the current token's value. The current "
             "scores may still *rank* candidates; only the capacity has to come from the past.")

@@ -13,8 +13,9 @@ appkit.header(
     "8 · Reading a speedup",
     f"{appkit.CHECKS_AHEAD}, “Read a speedup together with its denominator” and its closing checklist.",
     "A speedup is a ratio: it means little without its **denominator** (the baseline) and the conditions it was "
-    f"measured under. Below, the same {len(checklist.ITEMS)} questions are answered for the measurement this app "
-    "just made and for figures the papers report. Look for the cells that say *not stated*: a claim can only "
+    f"measured under. Below, the {len(checklist.ITEMS) - 1} questions of that closing checklist, and a **result** "
+    "row this app adds, are answered for the measurement this app just made and for figures the papers report. "
+    "Look for the cells that say *not stated*: a claim can only "
     "transfer as far as its conditions are known.")
 
 m = appkit.require_models()

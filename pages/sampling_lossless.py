@@ -59,7 +59,8 @@ if source == SOURCES[0]:
 elif source == SOURCES[1]:
     dist = SEED_EXAMPLE
     st.markdown(f"The example in {appkit.CHECKS_AHEAD}: the drafter proposes **the token** with probability "
-                "**0.4**, the target wants **0.2**.")
+                "**0.4**, the target wants **0.2**. The other two tokens are **this app's**, added so that each "
+                "distribution sums to 1: **another** (target 0.5, drafter 0.3) and **a third** (0.3 and 0.3).")
 else:
     appkit.default("l2_table", pd.DataFrame({"token": ["A", "B", "C"], "p": [0.6, 0.3, 0.1], "q": [0.2, 0.3, 0.5]}))
     edited = st.data_editor(S["l2_table"], num_rows="dynamic", key="l2_editor", hide_index=True)

@@ -36,7 +36,8 @@ REPORTED = [
      "target": "Qwen3-8B", "baseline": "DFlash alone, same engine and load (an incremental change against DFlash)",
      "sampling rule": "greedy (the study's general setup)", "hardware": "H100, bf16 (the study's general setup)",
      "engine": "SGLang; serving flags not enumerated", "context and output lengths": "request lengths not enumerated",
-     "load": "several concurrencies, up to 32", "timed boundary": "aggregate throughput (tok/s), not per-user latency",
+     "load": "concurrency 32 (the article's text names no other load)",
+     "timed boundary": "Table A2's reported throughput (tok/s); not stated whether aggregate or per user",
      "result": "load reverses the incremental gain: at concurrency 32 DLoop does not help DFlash, though both "
                "configurations remain above autoregressive decoding's 3763 tok/s (the article gives no per-load "
                "percentages in its text)"},
@@ -44,7 +45,8 @@ REPORTED = [
      "target": "Qwen3-8B", "baseline": "DSpark alone at concurrency 32, same engine (not autoregressive decoding)",
      "sampling rule": "greedy (the study's general setup)", "hardware": "H100, bf16 (the study's general setup)",
      "engine": "SGLang; serving flags not enumerated", "context and output lengths": "request lengths not enumerated",
-     "load": "concurrency 32", "timed boundary": "aggregate throughput (tok/s), not per-user latency",
+     "load": "concurrency 32",
+     "timed boundary": "Table A2's reported throughput (tok/s); not stated whether aggregate or per user",
      "result": "about +4.5% throughput against DSpark alone (computed from reported throughput)"},
 ]
 
