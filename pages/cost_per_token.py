@@ -110,9 +110,16 @@ else:
 st.subheader("How much more does checking several positions cost?")
 st.markdown("One target forward over *w* new tokens, on top of the prompt, timed here: each width's fastest of 5 "
             "calls (the faint points; a forward only gets slower when something else runs), and the straight cost "
-            "line closest to them, which smooths the remaining noise. "
-            "On a GPU with a small batch the curve stays flat for a while: the step is dominated by reading "
-            "the weights, which several positions share. On a small CPU model, arithmetic shows sooner.")
+            "line closest to them, which smooths the remaining noise.")
+st.markdown(f"Why can checking several positions cost little more than one? {appkit.CHECKS_AHEAD}: with small "
+            "batches and short blocks, a **large** model *can* spend much of a step moving weights and cached "
+            "context through memory, and several candidate positions can share those reads while using arithmetic "
+            "capacity that was otherwise underused. Chen and colleagues also describe **small distributed "
+            "communication operations that remain latency-bound** as the short block grows. With enough available "
+            "resources, these conditions can make checking several positions only modestly slower than a one-token "
+            "step. The embedded models are far too small for either: on a GPU their step is limited by launching "
+            "kernels from Python, and on a CPU their arithmetic shows sooner. They run on one device, with no "
+            "communication between devices to measure.")
 
 
 def run_widths():

@@ -43,6 +43,12 @@ m1.metric("one check of S stages commits at most", f"S·k+1 = {b['one_check']}")
 m2.metric("S separate checks commit at most", f"S(k+1) = {b['separate_checks']}")
 m3.metric("target passes saved", f"{b['target_passes_saved']}",
           help="…in exchange for the bonus tokens those checks would have added")
+st.markdown(f"One check for every stage has a second price ({appkit.CHECKS_AHEAD}): **an early rejection discards "
+            "every later block**, drafted but never committed.")
+st.markdown(f"**Pruning against extending** ({appkit.CHECKS_AHEAD}): DSpark may **prune** a suffix while DLoop may "
+            "**extend** a draft. Trimming a suffix can save target computation, but the parallel backbone pass that "
+            "produced it remains a cost of the round; extending spends draft work to amortise a target call. The "
+            "useful choice is the one that buys more surviving output for its elapsed cost.")
 
 m = appkit.require_models()
 loops = list(m.looping)
@@ -148,5 +154,16 @@ else:
     here.caption("“No loop” is the drafter without loop-aware training run one stage a round (DSpark's drafter). "
                  "Loop-aware training teaches the later stages to draft from the drafter's own hidden states where "
                  "the target's features are missing; the tokens those stages added, above, are what it bought here.")
+
+st.subheader("What DLoop's released code combines, and what was never evaluated")
+st.markdown(f"{appkit.CHECKS_AHEAD}, on the inspected released benchmark: DLoop's non-tree DSpark branch samples "
+            "through the Markov head, gates extra stages using the corrected proposal logits, and submits the "
+            "accumulated sequence to one greedy target check. It does **not call the confidence predictor, the "
+            "step-rate cost table or load-aware prefix selection**: it combines dependency-head sampling with "
+            "extension, while confidence-based prefix allocation remains a separate operation. The article's "
+            "evidence includes **no matched evaluation combining DLoop's stages with DSpark's global confidence "
+            "scheduler**.")
+st.caption("This app's DLoop drafters are likewise DLoop's stages on the DSpark drafter: lesson 4's scheduler never "
+           "trims their rounds, so this app does not measure the two together either.")
 
 appkit.next_lesson(__file__)

@@ -38,6 +38,20 @@ st.markdown(f"From {CHECKS}, on DFlash: the target processes the prompt; hidden 
             "token followed by **mask slots** and predicts the masked positions together in **one pass**, with "
             "bidirectional attention inside the block. So integrating DFlash needs access to the target's "
             "internals (its hidden states), not only its output tokens, and draft-side caches.")
+st.markdown(f"**How DFlash is trained, and what it saves** ({CHECKS}): its training aligns these predictions with a "
+            "**frozen target** and prevents information from **leaking between training blocks**. Two savings "
+            "combine: the drafter reuses the target's context representations, and its **backbone** (the network "
+            "that produces its representations) is **not rerun for each proposed token**: one pass drafts the "
+            "block.")
+st.markdown(f"**Block-size conventions** ({CHECKS}): DFlash counts the anchor inside its block size and predicts "
+            "from the mask slots, giving block size − 1 new predictions; DSpark's alignment gives one proposal per "
+            "input position. **The embedded DFlash reads its proposals DSpark's way**, like the embedded DSpark "
+            "(this app's choice): the anchor's own slot predicts the first proposal, so k slots give k proposals, "
+            "and each slot was trained to predict the token one position after it. DFlash's own alignment drops the "
+            "anchor slot's output and reads each proposal from the mask slot at that token's position: k + 1 slots "
+            "for the same k proposals. So the embedded DFlash has DFlash's mechanics (target context features, "
+            "anchor plus mask slots, one bidirectional pass) but not its read-out; a published DFlash drafter on a "
+            "GPU host is read DFlash's way.")
 if not blocks:
     st.info("This model set has no block drafter, so this section cannot run here.")
 elif not live:
@@ -64,11 +78,12 @@ else:
                "heads, over the last context positions and the block itself (every slot sees every slot: no causal "
                "mask inside the block). Share of attention on the block, per slot: "
                + ", ".join(f"{x:.2f}" for x in view["block_share"]) + ".")
-    st.markdown(f"**Block-size conventions** ({CHECKS}): DFlash counts the anchor inside its block size, giving "
-                f"block size − 1 new predictions; DSpark gives one proposal per input position. This round: "
-                f"**k = {view['k']}** inputs and proposals in DSpark's convention is DFlash's "
-                f"**block size {view['dflash_block_size']}** (and back: {view['dflash_block_size']} − 1 = "
-                f"{view['dflash_back']}). Compare proposal lengths only after translating.")
+    way = ("DFlash's way: the anchor slot predicts nothing, and the mask slots give" if view["read_from_slot"]
+           else "DSpark's way: every slot, the anchor's included, gives one of")
+    st.markdown(f"**This round:** {len(view['block_inputs'])} inputs, read {way} the **k = {view['k']}** "
+                f"proposals. In DFlash's convention that is **block size {view['dflash_block_size']}** (and back: "
+                f"{view['dflash_block_size']} − 1 = {view['dflash_back']}). Compare proposal lengths only after "
+                "translating.")
 
 # --- 2 ------------------------------------------------------------------------------------------
 st.subheader(HEAD[2])
@@ -146,7 +161,10 @@ if "l9_precision" in S:
     same = [r["speculative_equals_plain"] for r in rows if r["speculative_equals_plain"] is not None]
     if same:
         st.markdown(f"Speculative greedy decoding in float32 equals plain float32 greedy decoding on "
-                    f"**{sum(same)} of {len(same)}** prompts: identical decisions within the same numerics.")
+                    f"**{sum(same)} of {len(same)}** prompts. That is this app's measurement on these prompts, not a "
+                    "guarantee: the check is one forward over k + 1 tokens, a different computation graph from a "
+                    f"one-token step, and {CHECKS} notes that different computation graphs can change floating-point "
+                    "results.")
     st.dataframe(pd.DataFrame([{"prompt": r["prompt"], "first difference (token)": r["first_difference"],
                                 "speculative = plain": r["speculative_equals_plain"]} for r in rows]),
                  hide_index=True)

@@ -34,6 +34,9 @@ if not blocks:
     appkit.stop()
 prompt = parallel.DIALOGUE_PROMPT
 st.markdown(f"Prompt: `{prompt}`. The next two tokens should be *of course* or *no problem*.")
+st.caption("The embedded DFlash has DFlash's mechanics but reads its proposals in DSpark's alignment (this app's "
+           "choice): its anchor's own slot predicts the first token, so a two-token block here is two slots, where "
+           "DFlash's own read-out would use three (lesson 9 §1 says what differs).")
 revealed = appkit.predict("l3", f"out of {N_SAMPLES} blocks the DFlash drafter samples here, how many start "
                           "with “of problem”?", ["none", "a few", "about as many as “of course”"])
 
@@ -74,6 +77,12 @@ if revealed:   # the probabilities and the samples are the answer
                                for d, c in counts.items()))
         st.markdown("**Answer:** count the “of problem” bars. Each DFlash position is right on its own; the pair is "
                     "wrong because position 2 never learns which word position 1 drew.")
+
+st.markdown(f"**A longer memory costs latency** ({appkit.CHECKS_AHEAD}): DSpark's default Markov head models only "
+            "the immediately preceding token beyond the backbone's shared context; an **alternative recurrent head** "
+            "carries more within-block history. The design question is how much additional surviving prefix repays "
+            "the head's latency: a cheap serial head can improve coherence while the expensive backbone work "
+            "remains parallel. The embedded DSpark has the Markov head only.")
 
 st.subheader("Suffix decay and drafting cost")
 st.markdown("*Draft, Then Verify* says a parallel drafter's quality falls off toward the end of its block "

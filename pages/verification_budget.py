@@ -91,16 +91,23 @@ st.caption(f"One forward over B tokens of one sequence, the fastest of {PROFILE_
            "the machine's noise; a wider check cannot really be cheaper, so Algorithm 1 prices with the straight cost "
            "line closest to them, whose speed never rises as B grows. "
            f"Drafting and profiling took {res['seconds']:.0f} s on this machine.")
+st.markdown(f"**A profile belongs to its engine** ({appkit.CHECKS_AHEAD}): for savings to reach the hardware, the "
+            "serving engine must actually reduce verification work, and cost profiles depend on the engine and the "
+            "context regime. vLLM's October 2026 adaptive-verification documentation describes **shape profiling, "
+            "backend restrictions, and a default synthetic 8192-token context** that may need adjustment for "
+            "long-context deployments. This app's table above comes from one sequence after one prompt, on this "
+            "machine.")
 raw = st.toggle("A lesson about measurement: price with the raw points instead", key="l4_raw",
                 help="The same drafts, priced with the noisy profile: admissions can then jump up and down with load.")
 sps = res["raw"] if raw else res["sps"]
 
 st.subheader("Algorithm 1, one candidate at a time")
-st.caption("From the source: a scheduler that prices expected committed output against a table of target steps per "
-           "second and stops at the first non-improving extension. This app's own: the name Algorithm 1, the "
-           "notation (τ: tokens the admitted candidates are expected to commit; B: tokens the target checks; "
-           "SPS(B): its steps per second at that width; Θ = τ · SPS(B): expected tokens per second), and every "
-           "number here (confidences from the embedded DSpark drafter and SPS measured on this machine, now).")
+st.caption(f"From {appkit.CHECKS_AHEAD}: a scheduler that prices expected committed output against a table of target "
+           "steps per second and stops at the first non-improving extension. From the DSpark paper: the name "
+           "Algorithm 1 (its prefix scheduler) and the quantity it maximises, Θ = τ · SPS(B) (τ: tokens the "
+           "admitted candidates are expected to commit; B: tokens the target checks; SPS(B): its steps per second "
+           "at that width). This app's own: every number here (confidences from the embedded DSpark drafter and "
+           "SPS measured on this machine, now).")
 alloc = algorithm1(conf, sps)
 rows = [{"step": 0, "candidate": "anchors only", "a": None, "B": len(conf), "τ": float(len(conf)),
          "Θ": round(alloc["theta0"], 2), "decision": "start"}]
@@ -113,6 +120,8 @@ st.plotly_chart(theta_steps(alloc["theta0"], alloc["steps"], "Θ after each admi
                 config=appkit.chart_config("lesson4-algorithm1"))
 st.markdown("Admitted per request: " + ", ".join(f"request {i + 1}: **{n}**" for i, n in enumerate(alloc["lengths"]))
             + f" · best Θ = {num(alloc['best_theta'], 2)}.")
+st.markdown(f"What the trimming saves ({appkit.CHECKS_AHEAD}): a suffix left out of the check can save target "
+            "computation, but the **parallel backbone pass that produced it remains a cost of the round**.")
 
 if revealed:   # the allocation under load is the answer
     st.subheader("The same drafts under growing load")

@@ -30,7 +30,8 @@ def test_lesson9_renders_every_section_with_its_computed_values():
     body = text(at)
     # 1: the live round names the target layers, the anchor plus masks and the block-size translation
     assert "target layers **1, 4, 6**" in body and "'[mask]'" in body
-    assert "**k = 4** inputs and proposals" in body and "**block size 5**" in body
+    assert "**This round:** 4 inputs, read DSpark's way" in body and "the **k = 4** proposals" in body
+    assert "**block size 5**" in body
     # 2: the true q is lossless, both wrong ones are not
     metrics = {m.label: float(m.value) for m in at.metric if m.label.startswith(("true q", "q before", "backbone"))}
     assert abs(metrics["true q (Markov head, after temperature and top-k)"]) < 1e-6
@@ -73,6 +74,7 @@ def test_lesson9_searches_the_presets_for_a_greedy_token_that_numerics_flip():
     else:
         assert "No prompt here shows a flipped greedy token" in body
     assert f"equals plain float32 greedy decoding on **{len(PRESETS)} of {len(PRESETS)}** prompts" in body
+    assert "not a guarantee: the check is one forward over k + 1 tokens, a different computation graph" in body
 
 
 def test_glossary_lists_every_entry_and_filters():
