@@ -3,7 +3,8 @@ import streamlit as st
 
 import appkit
 from specviz.generator import cpu_linear
-from specviz.generator.engine import Settings, encode_prompt
+from specviz.generator.engine import encode_prompt
+from specviz.generator.settings import Settings
 from specviz.hosting.app_state import PRESETS
 from specviz.lessons import cost
 from specviz.viz import costs as figs

@@ -5,7 +5,8 @@ import pandas as pd
 import streamlit as st
 
 import appkit
-from specviz.generator.engine import Generation, Settings
+from specviz.generator.engine import Generation
+from specviz.generator.settings import Settings
 from specviz.hosting.app_state import PRESETS
 from specviz.lessons import sweep
 from specviz.viz import stages, tokens

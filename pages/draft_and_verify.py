@@ -9,7 +9,8 @@ import time
 import streamlit as st
 
 import appkit
-from specviz.generator.engine import CHAT_NOTICE, VERIFIERS, Generation
+from specviz.generator.engine import CHAT_NOTICE, Generation
+from specviz.generator.settings import VERIFIERS
 from specviz.generator.trace import Trace
 from specviz.hosting.app_state import (PRESETS, VERIFIER_LABELS, Cursor, LessonSettings, cursor_params, from_params,
                                        read_cursor, to_params)
@@ -194,7 +195,7 @@ def panel():
     cur: Cursor = state["cursor"]
     if state.get("link") and not state["replay"]:
         appkit.set_link(state["link"] | cursor_params(cur))   # the address links to this round and phase
-    verifier = trace.settings.get("verifier", "greedy")
+    verifier = trace.settings.verifier
     source = "replaying a saved trace" if state["replay"] else "live"
     # a chat target reads the prompt inside its template: show what it read
     prompt = "".join(prompt_texts(trace)) if CHAT_NOTICE in trace.notices else trace.prompt

@@ -4,7 +4,7 @@ import time
 import streamlit as st
 
 import appkit
-from specviz.generator.engine import Settings
+from specviz.generator.settings import Settings
 from specviz.generator.threads import fit_threads
 from specviz.hosting.app_state import PRESETS
 from specviz.lessons import race

@@ -3,8 +3,9 @@ import pandas as pd
 import streamlit as st
 
 import appkit
-from specviz.generator.engine import Settings, generate
+from specviz.generator.engine import generate
 from specviz.generator.sampling import SamplingSettings
+from specviz.generator.settings import Settings
 from specviz.hosting.app_state import PRESETS
 from specviz.lessons import inside
 from specviz.viz import inside as figs

@@ -3,7 +3,7 @@ import pandas as pd
 import streamlit as st
 
 import appkit
-from specviz.generator.engine import Settings
+from specviz.generator.settings import Settings
 from specviz.hosting.app_state import PRESETS
 from specviz.lessons import checklist, cost, workloads
 

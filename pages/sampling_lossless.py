@@ -3,8 +3,9 @@ import pandas as pd
 import streamlit as st
 
 import appkit
-from specviz.generator.engine import Generation, Settings
+from specviz.generator.engine import Generation
 from specviz.generator.sampling import SamplingSettings
+from specviz.generator.settings import Settings
 from specviz.hosting.app_state import PRESETS
 from specviz.lessons import coupling
 from specviz.viz import distributions as figs

@@ -38,8 +38,9 @@ def load_configured(path: str, name: str | None):
 
 
 def cmd_generate(args):
-    from specviz.generator.engine import Generation, Settings
+    from specviz.generator.engine import Generation
     from specviz.generator.sampling import SamplingSettings
+    from specviz.generator.settings import Settings
     from specviz.hosting.config import check_limits
     if args.set and not args.config:
         sys.exit("error: --set names a model set of a config file: give --config FILE too")

@@ -8,7 +8,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import appkit
-from specviz.generator.engine import Generation, Settings
+from specviz.generator.engine import Generation
+from specviz.generator.settings import Settings
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 

@@ -2,8 +2,9 @@
 import pytest
 import torch
 
-from specviz.generator.engine import Generation, Settings, from_dflash_block_size
+from specviz.generator.engine import Generation
 from specviz.generator.sampling import SamplingSettings
+from specviz.generator.settings import Settings, from_dflash_block_size
 from tests.prompts import PROMPTS
 
 DIALOGUE = 'Anne asked, "Could you open the window?" "Yes,'

@@ -8,7 +8,8 @@ import pytest
 
 from tests.test_app_errors import bad_files
 from tests.test_browser import ROOT, browser, open_page, server, settle, sync_api  # noqa: F401 (fixtures)
-from specviz.generator.engine import Generation, Settings
+from specviz.generator.engine import Generation
+from specviz.generator.settings import Settings
 
 UPLOAD_MB = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())["server"]["maxUploadSize"]
 

@@ -3,7 +3,8 @@ uncached forward over the committed tokens gives."""
 import torch
 from transformers import DynamicCache
 
-from specviz.generator.engine import Generation, Settings
+from specviz.generator.engine import Generation
+from specviz.generator.settings import Settings
 
 
 @torch.no_grad()

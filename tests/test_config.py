@@ -11,8 +11,9 @@ import torch
 
 from specviz.hosting.config import (DEFAULT, Limits, ModelSetError, check_limits, choose_set, load_config,
                             load_model_set)
-from specviz.generator.engine import Generation, Settings
+from specviz.generator.engine import Generation
 from specviz.generator.models import MODELS_DIR
+from specviz.generator.settings import Settings
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "specviz.example.toml"
 

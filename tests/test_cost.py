@@ -5,7 +5,7 @@ import pytest
 
 from specviz.lessons.cost import (Calculator, break_even_curve, break_even_tokens, measure, ms_per_token, speedup,
                           trace_costs, verification_cost_by_width)
-from specviz.generator.engine import Settings
+from specviz.generator.settings import Settings
 from specviz.lessons.protocol import ratio_spread
 
 

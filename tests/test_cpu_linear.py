@@ -5,8 +5,9 @@ from transformers import AutoModelForCausalLM
 
 from specviz.generator.cpu_linear import (LARGEST, LAYOUTS, MAX_ROWS, PROFILED_ROWS, LayoutAwareLinear, fastest, multiply,
                                 prepare, take_copies, use_fast_layouts)
-from specviz.generator.engine import Settings, encode_prompt
+from specviz.generator.engine import encode_prompt
 from specviz.generator.models import MODELS_DIR
+from specviz.generator.settings import Settings
 from tests.prompts import PROMPTS
 
 

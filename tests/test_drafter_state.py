@@ -26,8 +26,9 @@ import itertools
 import pytest
 import torch
 
-from specviz.generator.engine import Generation, Settings
+from specviz.generator.engine import Generation
 from specviz.generator.sampling import SamplingSettings
+from specviz.generator.settings import Settings
 from tests.tiny import tiny_models
 
 GATE_OPEN = -50.0   # DLoop's gate: every stage passes, so all max_stages stages are drafted

@@ -9,8 +9,9 @@ import pytest
 import torch
 
 from specviz.generator.drafters.base import Draft, Drafter
-from specviz.generator.engine import Generation, Settings, encode_prompt
+from specviz.generator.engine import Generation, encode_prompt
 from specviz.generator.sampling import SamplingSettings, transform
+from specviz.generator.settings import Settings
 from tests.tiny import tiny_models
 
 REPLY = 'Anne asked, "Could you open the window?" "Yes, of course."'

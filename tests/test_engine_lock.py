@@ -13,8 +13,9 @@ call the same functions the pages call, on the same shared models.
 import threading
 
 import appkit
-from specviz.generator.engine import Generation, Settings
+from specviz.generator.engine import Generation
 from specviz.generator.sampling import SamplingSettings
+from specviz.generator.settings import Settings
 
 SESSIONS = [("She had never been so happy as", Settings(drafter="dspark", verifier="sampling", block_size=3,
                                                          max_new_tokens=12, seed=1,

@@ -4,7 +4,8 @@ from html import unescape
 
 import segno
 
-from specviz.generator.engine import Generation, Settings
+from specviz.generator.engine import Generation
+from specviz.generator.settings import Settings
 from specviz.hosting.app_state import LINKED, PRESETS, Cursor, cursor_params, read_cursor, read_link, write
 from specviz.viz import cache, export, histories, tokens
 from specviz.viz.style import ACCEPTED, REJECTED

@@ -8,8 +8,9 @@ message naming the limit.
 """
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from specviz.generator.engine import MAX_BLOCK, Generation, Settings
+from specviz.generator.engine import Generation
 from specviz.generator.sampling import SamplingSettings
+from specviz.generator.settings import MAX_BLOCK, Settings
 
 DRAFTERS = ["ar", "lookup", "dflash", "dspark", "dloop"]
 PROMPTS = st.text(min_size=1, max_size=40).filter(str.strip)

@@ -7,7 +7,8 @@ generation (`assistant_model=`) for the autoregressive drafter.
 import pytest
 import torch
 
-from specviz.generator.engine import Generation, Settings, encode_prompt
+from specviz.generator.engine import Generation, encode_prompt
+from specviz.generator.settings import Settings
 from tests.prompts import PROMPTS
 
 NEW = 24

@@ -36,8 +36,9 @@ import pytest
 import torch
 
 from specviz.generator import engine
-from specviz.generator.engine import Generation, Settings
+from specviz.generator.engine import Generation
 from specviz.generator.sampling import SamplingSettings, transform
+from specviz.generator.settings import Settings
 from tests.tiny import V, tiny_models
 
 PROMPT = "a b c a b"                # lookup finds "c a b" after it

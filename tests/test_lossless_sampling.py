@@ -37,8 +37,9 @@ import pytest
 import torch
 
 from specviz.generator.drafters.base import Draft, Drafter
-from specviz.generator.engine import Generation, Settings
+from specviz.generator.engine import Generation
 from specviz.generator.sampling import SamplingSettings, transform
+from specviz.generator.settings import Settings
 from specviz.generator.verify import residual, speculative_sampling, target_draw_matching
 
 PROMPT = "She had never been so happy as"

@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from specviz.generator.engine import Generation, Settings
+from specviz.generator.engine import Generation
 from specviz.generator.sampling import SamplingSettings
+from specviz.generator.settings import Settings
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads VmRSS from Linux's /proc")
 PROMPTS = ["The best way to learn is to", "It is a truth universally acknowledged, that",

@@ -17,8 +17,9 @@ from transformers.generation.candidate_generator import DFlashTokenCandidateGene
 from transformers.generation.streamers import BaseStreamer
 
 from specviz.generator.drafters.published import DrafterMismatch
-from specviz.generator.engine import Generation, Settings, encode_prompt
+from specviz.generator.engine import Generation, encode_prompt
 from specviz.generator.models import load_model
+from specviz.generator.settings import Settings
 from tests import published_layouts as layouts
 from tests.prompts import PROMPTS
 

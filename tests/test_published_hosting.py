@@ -11,8 +11,9 @@ import sys
 import pytest
 import torch
 
-from specviz.generator.engine import CHAT_NOTICE, Generation, Settings
+from specviz.generator.engine import CHAT_NOTICE, Generation
 from specviz.generator.models import MODELS_DIR
+from specviz.generator.settings import Settings
 from specviz.hosting.config import ModelSetError, load_config, load_model_set
 from tests import published_layouts as layouts
 

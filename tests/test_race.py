@@ -2,7 +2,7 @@
 setting the page opens with, and the thread count measured on the free cores."""
 import torch
 
-from specviz.generator.engine import Settings
+from specviz.generator.settings import Settings
 from specviz.generator.threads import candidates, fit_threads, free_cores
 from specviz.lessons import race
 

@@ -4,8 +4,9 @@ import json
 import numpy as np
 import torch
 
-from specviz.generator.engine import Generation, Settings
+from specviz.generator.engine import Generation
 from specviz.generator.models import MODELS_DIR
+from specviz.generator.settings import Settings
 from specviz.training.target_text import continue_windows, write_target_text
 
 PROMPT = "It is a truth universally acknowledged, that a single man"

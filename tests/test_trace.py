@@ -3,7 +3,8 @@ import json
 
 import pytest
 
-from specviz.generator.engine import Generation, Settings
+from specviz.generator.engine import Generation
+from specviz.generator.settings import Settings
 from specviz.generator.trace import Trace
 
 

@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from specviz.generator.engine import Generation, Settings
+from specviz.generator.engine import Generation
 from specviz.generator.sampling import SamplingSettings
+from specviz.generator.settings import Settings
 from specviz.generator.trace import Round, Trace
 from specviz.hosting.config import Limits
 from specviz.viz import cache, histories, stages, tokens
@@ -208,7 +209,7 @@ def test_the_hosted_app_shows_no_error_details():
 
 def render_every_phase(trace: Trace) -> None:
     """What lesson 1 draws of a trace (pages/draft_and_verify.py's panel), every round, every phase."""
-    verifier = trace.settings.get("verifier", "greedy")
+    verifier = trace.settings.verifier
     prompt_texts = trace.prompt_tokens or [f"#{i}" for i in trace.prompt_ids]
     tokens.committed_html(trace.prompt, trace.rounds, 0, "commit")
     for r in trace.rounds:

@@ -2,7 +2,8 @@
 files), and lesson 8's comparison measures both with the same models, drafter and k."""
 import pytest
 
-from specviz.generator.engine import Generation, Settings
+from specviz.generator.engine import Generation
+from specviz.generator.settings import Settings
 from specviz.lessons.workloads import WORKLOADS, compare
 from specviz.training.corpus import EOT, build_corpus
 

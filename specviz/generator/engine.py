@@ -6,9 +6,8 @@ one forward, which yields k+1 next-token distributions (after H, H x_1, ..., H x
 acceptance the cache is cropped back to the committed prefix minus its newest token, which is
 the correction or bonus just emitted: committed, not yet processed.
 
-Block size: `block_size` here is the number of proposals k per round (DSpark's convention,
-one proposal per drafter input position). DFlash counts the anchor inside its block:
-dflash_block_size = k + 1 (see `from_dflash_block_size`).
+A round drafts `settings.block_size` proposals (k; specviz.generator.settings says how it
+relates to DFlash's block size).
 
 Plain decoding is the same loop with no drafter (k = 0): one target forward, one token.
 
@@ -19,7 +18,6 @@ it runs. Prefill is timed separately and is never part of a round.
 What it leaves out: batching several requests into one target forward (the scheduler lesson
 prices that separately), tree drafts.
 """
-from dataclasses import asdict, dataclass, field, replace
 
 import torch
 from transformers import DynamicCache
@@ -27,65 +25,13 @@ from transformers import DynamicCache
 from specviz.generator.clock import Stopwatch
 from specviz.generator.drafters.base import Draft
 from specviz.generator.models import ModelSet
-from specviz.generator.sampling import SamplingSettings, sample, transform
+from specviz.generator.sampling import sample, transform
+from specviz.generator.settings import Settings
 from specviz.generator.trace import Round, Trace
 from specviz.generator.verify import greedy_matches, residual, speculative_sampling, target_draw_matching
 
-VERIFIERS = ("greedy", "sampling", "match")
-MAX_BLOCK = 32
 TOP = 5  # how many entries of p and q each round records
 CHAT_NOTICE = "This target has a chat template: the prompt went in as one user turn, thinking off."
-
-
-def from_dflash_block_size(dflash_block_size: int) -> int:
-    """DFlash's block_size counts the anchor: it proposes block_size - 1 tokens.
-
-    >>> from_dflash_block_size(16)
-    15
-    """
-    return dflash_block_size - 1
-
-
-@dataclass(frozen=True)
-class Settings:
-    drafter: str | None = "ar"      # None: plain decoding
-    verifier: str = "greedy"
-    block_size: int = 4             # proposals per round (k)
-    max_new_tokens: int = 48
-    sampling: SamplingSettings = field(default_factory=SamplingSettings)
-    seed: int = 0
-    loop_threshold: float = -2.0    # DLoop's gate g (<= 0): draft another stage while sum log q >= g
-    max_stages: int = 3             # DLoop's S
-
-    def __post_init__(self):
-        if self.verifier not in VERIFIERS:
-            raise ValueError(f"verifier must be one of {VERIFIERS}, got {self.verifier!r}")
-        if not 1 <= self.block_size <= MAX_BLOCK:
-            raise ValueError(f"block size must be between 1 and {MAX_BLOCK}, got {self.block_size}")
-        if self.max_new_tokens < 1:
-            raise ValueError(f"max new tokens must be at least 1, got {self.max_new_tokens}")
-        if self.loop_threshold > 0:
-            raise ValueError(f"the loop threshold is a log-probability, so it must be <= 0, got {self.loop_threshold}")
-        if not 1 <= self.max_stages <= 8:
-            raise ValueError(f"max stages must be between 1 and 8, got {self.max_stages}")
-
-    @classmethod
-    def greedy(cls, drafter: str | None, max_new_tokens: int, **opts) -> "Settings":
-        """Greedy verification at temperature 0: what every timed comparison and live lesson runs.
-
-        >>> Settings.greedy("dspark", 8, block_size=3).sampling.temperature
-        0
-        """
-        return cls(drafter=drafter, verifier="greedy", max_new_tokens=max_new_tokens,
-                   sampling=SamplingSettings(temperature=0), **opts)
-
-    def plain(self) -> "Settings":
-        """The plain-decoding baseline of these settings: same verifier, sampling, seed and length, no drafter.
-
-        >>> Settings.greedy("dspark", 8, block_size=3).plain().drafter, Settings().plain().block_size
-        (None, 1)
-        """
-        return replace(self, drafter=None, block_size=1)
 
 
 def encode_prompt(models: ModelSet, prompt: str, settings: Settings) -> tuple[list[int], list[str]]:
@@ -140,7 +86,7 @@ class Generation:
                                       settings.max_stages) if settings.drafter else None
         self.layers = self.drafter.target_layers if self.drafter else ()
         self.cache = DynamicCache()
-        self.trace = Trace(prompt=prompt, settings=asdict(settings), prompt_ids=list(ids), prefill_ms=0.0,
+        self.trace = Trace(prompt=prompt, settings=settings, prompt_ids=list(ids), prefill_ms=0.0,
                            vocab_size=len(models.token_text), top_k=TOP,
                            prompt_tokens=[models.token_text[i] for i in ids], notices=notices)
         with torch.no_grad():

@@ -19,15 +19,15 @@ rounds); they are checked where a round joins a trace.
 """
 import json
 from dataclasses import asdict, field
-from typing import Annotated, Any
+from typing import Annotated
 
-from pydantic import (ConfigDict, Field, TypeAdapter, ValidationError, ValidationInfo, field_validator,
-                      model_validator)
+from pydantic import ConfigDict, Field, TypeAdapter, ValidationError, ValidationInfo, model_validator
 from pydantic.dataclasses import dataclass
 
+from specviz.generator.settings import Settings
 from specviz.generator.trace_schema import (MAX_TOP, MAX_VOCAB, Count, Decision, DrafterInfo, Emitted, Flag, Greedy,
                                             Millis, Notice, Probability, Text, TokenId, TopRow, check_round,
-                                            check_settings, check_trace, refusal)
+                                            check_trace, refusal)
 
 RECORD = ConfigDict(extra="forbid")
 
@@ -64,7 +64,7 @@ class Round:
 @dataclass(config=RECORD)
 class Trace:
     prompt: Text
-    settings: dict[str, Any]            # the engine's Settings as a dict (check_settings)
+    settings: Settings                  # saved as an object of its fields, read back strictly
     prompt_ids: list[TokenId]
     prefill_ms: Millis
     vocab_size: Annotated[int, Field(strict=True, ge=1, le=MAX_VOCAB)]   # every token id is below it
@@ -73,11 +73,6 @@ class Trace:
     prompt_tokens: list[Text] = field(default_factory=list)   # text of each prompt id, for replay
     notices: list[Notice] = field(default_factory=list)       # e.g. the prompt was truncated
     finished: Flag = False
-
-    @field_validator("settings")
-    @classmethod
-    def _settings(cls, value: dict) -> dict:
-        return check_settings(value)
 
     @model_validator(mode="after")
     def _relations(self, info: ValidationInfo) -> "Trace":

@@ -13,13 +13,13 @@ A problem is one sentence naming the first thing wrong (`refusal`):
 What it leaves out: whether the numbers came from a real model (a consistent, hand-made trace
 replays), and the size of a file (the upload limit in .streamlit/config.toml bounds it).
 """
-import json
 import math
-from dataclasses import asdict
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
-from pydantic import AfterValidator, Field, Strict, TypeAdapter, ValidationError, with_config
+from pydantic import AfterValidator, Field, Strict, ValidationError, with_config
 from typing_extensions import NotRequired, TypedDict
+
+from specviz.generator.settings import Settings
 
 MAX_VOCAB = 1 << 24          # far above any tokenizer (the largest have about 2**18 tokens)
 MAX_TOP = 100
@@ -87,24 +87,6 @@ class DrafterInfo(TypedDict, total=False):
     confidence_logit: list[Finite]
 
 
-def check_settings(settings: dict[str, Any]) -> dict[str, Any]:
-    """The engine's own Settings, validated strictly (4 is not "4", a flag is not a count); the
-    returned dict holds every setting, a missing one at its default.
-
-    >>> check_settings({"block_size": 3, "verifier": "sampling"})["block_size"]
-    3
-    >>> check_settings({"block_size": 99})
-    Traceback (most recent call last):
-    ValueError: block size must be between 1 and 32, got 99
-    """
-    from specviz.generator.engine import Settings   # the engine imports this module's records
-    try:
-        # through JSON text: pydantic's strict rules read a dataclass from JSON, not from a dict
-        return asdict(TypeAdapter(Settings).validate_json(json.dumps(settings), strict=True))
-    except ValidationError as e:
-        raise ValueError(refusal(e)) from None
-
-
 def check_trace(trace, most_new_tokens: int | None = None) -> None:
     """Every relation of a whole trace, first problem first; `most_new_tokens` is the host's limit."""
     if len(trace.prompt_ids) < 1:
@@ -136,11 +118,11 @@ def _check_round(trace, i: int, r) -> None:
     s, k = trace.settings, len(r.proposed)
     before = trace.rounds[:i]
     new_before = sum(len(x.emitted) for x in before)
-    left = s["max_new_tokens"] - new_before
+    left = s.max_new_tokens - new_before
     if r.index != i:
         raise ValueError(f"index {r.index} should be {i} (rounds are numbered in order)")
     if left < 1:
-        raise ValueError(f"comes after all {s['max_new_tokens']} new tokens the settings allow")
+        raise ValueError(f"comes after all {s.max_new_tokens} new tokens the settings allow")
     # counts that follow from the round before (the cache holds every committed token but the newest)
     committed = len(trace.prompt_ids) + new_before
     _equal("committed_before", r.committed_before, committed)
@@ -148,7 +130,7 @@ def _check_round(trace, i: int, r) -> None:
     _equal("committed_after", r.committed_after, committed + len(r.emitted))
     _equal("processed_after", r.processed_after, committed + len(r.emitted) - 1)
     # the proposals and the lists that have one entry per proposal (or per candidate history)
-    most = s["block_size"] * s["max_stages"] if s["drafter"] else 0
+    most = s.block_size * s.max_stages if s.drafter else 0
     if k > most:
         raise ValueError(f"{k} proposals exceed the {most} a round of these settings can draft")
     if k > left:
@@ -192,8 +174,8 @@ def _check_emitted(r, k: int, left: int) -> None:
                          f"one correction or bonus")
 
 
-def _check_verifier(s: dict, r, k: int, left: int) -> None:
-    n, verifier, d = r.accepted, s["verifier"], r.decisions
+def _check_verifier(s: Settings, r, k: int, left: int) -> None:
+    n, verifier, d = r.accepted, s.verifier, r.decisions
     keys = {"greedy": {"accepted"}, "sampling": {"accepted", "p", "q", "ratio", "u"},
             "match": {"accepted", "target_draw"}}[verifier]
     _length("decisions", d, k if verifier == "greedy" else min(n + 1, k))
@@ -288,6 +270,8 @@ def _first_problem(e: dict) -> str:
     where = ""
     if len(loc) >= 2 and loc[0] == "rounds" and isinstance(loc[1], int):
         where, loc = f"round {loc[1] + 1}: ", loc[2:]
+    elif len(loc) >= 2 and loc[0] == "settings":   # "settings: seed ...", as for a range Settings refuses
+        where, loc = "settings: ", loc[1:]
     path = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc).lstrip(".")
     kind, msg = e["type"], e["msg"]
     if kind == "json_invalid":

@@ -9,8 +9,8 @@ What it leaves out: streamlit itself (pages move these values in and out of sess
 """
 from dataclasses import dataclass, fields, replace
 
-from specviz.generator.engine import VERIFIERS, Settings
 from specviz.generator.sampling import SamplingSettings
+from specviz.generator.settings import VERIFIERS, Settings
 from specviz.hosting.config import Limits
 
 PRESETS = [

@@ -33,8 +33,8 @@ import torch
 
 from specviz.generator.drafters.block_model import BlockDrafterConfig
 from specviz.generator.drafters.published import detect
-from specviz.generator.engine import MAX_BLOCK, Settings
 from specviz.generator.models import LOOP_SUFFIX, ModelSet, load_embedded, load_model, pick_device, ready
+from specviz.generator.settings import MAX_BLOCK, Settings
 
 REPO_CONFIG = Path(__file__).resolve().parents[2] / "specviz.toml"
 DEVICES = ("auto", "cpu", "cuda", "mps")          # and cuda:N

@@ -23,7 +23,8 @@ What it leaves out: batch serving (many requests), prefill speed, time to first 
 """
 import statistics
 
-from specviz.generator.engine import Generation, Settings
+from specviz.generator.engine import Generation
+from specviz.generator.settings import Settings
 from specviz.generator.threads import fit_threads
 from specviz.lessons.checklist import hardware
 from specviz.lessons.cost import speedup, trace_costs

@@ -11,7 +11,8 @@ pricing logic (Theta = tau * SPS(B)) is the same either way.
 What it leaves out: executing the allocation (the requests are not re-verified at the admitted
 widths); asynchronous two-steps-earlier capacity (lesson 5 shows why it matters).
 """
-from specviz.generator.engine import Generation, Settings, encode_prompt
+from specviz.generator.engine import Generation, encode_prompt
+from specviz.generator.settings import Settings
 from specviz.lessons.admission import algorithm1
 from specviz.lessons.cost import verification_cost_by_width
 

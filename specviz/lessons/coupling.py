@@ -18,8 +18,9 @@ import random
 
 import torch
 
-from specviz.generator.engine import Generation, Settings
+from specviz.generator.engine import Generation
 from specviz.generator.sampling import SamplingSettings, transform
+from specviz.generator.settings import Settings
 from specviz.generator.verify import accept_probability
 
 RULES = ("ratio", "match")

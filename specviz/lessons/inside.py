@@ -30,9 +30,10 @@ from pathlib import Path
 import torch
 
 from specviz.generator.drafters.block_model import rope
-from specviz.generator.engine import Generation, Settings, encode_prompt, from_dflash_block_size, generate
+from specviz.generator.engine import Generation, encode_prompt, generate
 from specviz.generator.models import load_model
 from specviz.generator.sampling import SamplingSettings, transform
+from specviz.generator.settings import Settings, from_dflash_block_size
 from specviz.generator.verify import residual
 from specviz.lessons.admission import algorithm1, survival
 from specviz.lessons.parallel import prepared

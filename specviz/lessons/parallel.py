@@ -24,7 +24,8 @@ import statistics
 
 import torch
 
-from specviz.generator.engine import Generation, Settings
+from specviz.generator.engine import Generation
+from specviz.generator.settings import Settings
 from specviz.lessons.protocol import alternate, beats, spread
 
 PHRASES = [" of course", " no problem", " of problem", " no course"]

@@ -21,8 +21,9 @@ What it leaves out: prefill (time to first token); both runners pay it before th
 """
 from dataclasses import dataclass, field
 
-from specviz.generator.engine import Generation, Settings
+from specviz.generator.engine import Generation
 from specviz.generator.models import DRAFTER_LABELS
+from specviz.generator.settings import Settings
 from specviz.lessons import protocol
 from specviz.lessons.cost import trace_costs
 

@@ -17,7 +17,7 @@ What it leaves out: medians over many prompts (the benchmark does that); the swe
 setting a few times on one prompt, which keeps a classroom sweep short, and shows each speedup
 with its range so that small differences read as the noise they are.
 """
-from specviz.generator.engine import Settings
+from specviz.generator.settings import Settings
 from specviz.lessons.cost import repeated_runs
 from specviz.lessons.protocol import beats, ratio_spread
 

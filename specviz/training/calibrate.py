@@ -10,7 +10,8 @@ What it leaves out: vector or Platt scaling (one scalar per position is enough h
 """
 import math
 
-from specviz.generator.engine import Generation, Settings
+from specviz.generator.engine import Generation
+from specviz.generator.settings import Settings
 
 TEMPERATURES = [0.25 * 1.1 ** i for i in range(40)]   # 0.25 .. ~10, geometric grid
 

@@ -162,7 +162,8 @@ def block_card(models, name: str, heldout: dict[str, Path], corpus: dict, block_
     """Measure a block drafter on each workload's held-out prompts ({workload: file}) and write
     its card: acceptance length by workload and block size (greedy) and, with a confidence
     head, the calibration of prefix survival over both workloads."""
-    from specviz.generator.engine import Generation, Settings
+    from specviz.generator.engine import Generation
+    from specviz.generator.settings import Settings
     prompts = {w: heldout_prompts(txt, models.tokenizer) for w, txt in heldout.items()}
     acceptance, pairs = {w: {} for w in prompts}, []
     for w, k in ((w, k) for w in prompts for k in block_sizes):

@@ -1,0 +1,81 @@
+"""How one generation runs: `Settings` (drafter, verifier, proposals per round, length, sampling,
+seed, DLoop's gate and stage limit) and the bounds a setting is checked against when it is made.
+
+A `Settings` refuses a value out of range with a ValueError naming it, so the engine, the command
+line and the pages never start a run they cannot finish. A trace records its settings whole
+(specviz.generator.trace), which is why pydantic can read them back from a saved file.
+
+Block size: `block_size` here is the number of proposals k per round (DSpark's convention,
+one proposal per drafter input position). DFlash counts the anchor inside its block:
+dflash_block_size = k + 1 (see `from_dflash_block_size`).
+
+What it leaves out: whether the model set has the named drafter (`ModelSet.drafter` says so when
+the engine asks for it) and a host's limits on length and block size (specviz.hosting.config).
+"""
+from dataclasses import dataclass, field, replace
+
+from pydantic import with_config
+
+from specviz.generator.sampling import SamplingSettings
+
+VERIFIERS = ("greedy", "sampling", "match")
+MAX_BLOCK = 32
+
+
+def from_dflash_block_size(dflash_block_size: int) -> int:
+    """DFlash's block_size counts the anchor: it proposes block_size - 1 tokens.
+
+    >>> from_dflash_block_size(16)
+    15
+    """
+    return dflash_block_size - 1
+
+
+# a saved trace holding a setting this code does not know still loads, without it
+@with_config(extra="ignore")
+@dataclass(frozen=True)
+class Settings:
+    """One generation's settings, checked when made.
+
+    >>> Settings(block_size=99)
+    Traceback (most recent call last):
+    ValueError: block size must be between 1 and 32, got 99
+    """
+    drafter: str | None = "ar"      # None: plain decoding
+    verifier: str = "greedy"
+    block_size: int = 4             # proposals per round (k)
+    max_new_tokens: int = 48
+    sampling: SamplingSettings = field(default_factory=SamplingSettings)
+    seed: int = 0
+    loop_threshold: float = -2.0    # DLoop's gate g (<= 0): draft another stage while sum log q >= g
+    max_stages: int = 3             # DLoop's S
+
+    def __post_init__(self):
+        if self.verifier not in VERIFIERS:
+            raise ValueError(f"verifier must be one of {VERIFIERS}, got {self.verifier!r}")
+        if not 1 <= self.block_size <= MAX_BLOCK:
+            raise ValueError(f"block size must be between 1 and {MAX_BLOCK}, got {self.block_size}")
+        if self.max_new_tokens < 1:
+            raise ValueError(f"max new tokens must be at least 1, got {self.max_new_tokens}")
+        if self.loop_threshold > 0:
+            raise ValueError(f"the loop threshold is a log-probability, so it must be <= 0, got {self.loop_threshold}")
+        if not 1 <= self.max_stages <= 8:
+            raise ValueError(f"max stages must be between 1 and 8, got {self.max_stages}")
+
+    @classmethod
+    def greedy(cls, drafter: str | None, max_new_tokens: int, **opts) -> "Settings":
+        """Greedy verification at temperature 0: what every timed comparison and live lesson runs.
+
+        >>> Settings.greedy("dspark", 8, block_size=3).sampling.temperature
+        0
+        """
+        return cls(drafter=drafter, verifier="greedy", max_new_tokens=max_new_tokens,
+                   sampling=SamplingSettings(temperature=0), **opts)
+
+    def plain(self) -> "Settings":
+        """The plain-decoding baseline of these settings: same verifier, sampling, seed and length, no drafter.
+
+        >>> Settings.greedy("dspark", 8, block_size=3).plain().drafter, Settings().plain().block_size
+        (None, 1)
+        """
+        return replace(self, drafter=None, block_size=1)
