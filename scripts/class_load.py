@@ -1,6 +1,6 @@
 """A class under load: one presenter and 30 followers on one local server, through 20 steps of lesson 1.
 
-Run from the repository root: `python scripts/class_load.py` (`--followers N`, `--steps N`, `--pause S`;
+Run from the repository root: `python -m scripts.class_load` (`--followers N`, `--steps N`, `--pause S`;
 `--help` lists them). It starts `streamlit run app.py` on a free port of 127.0.0.1 (loopback only),
 opens one headless Debian chromium (/usr/bin/chromium) with one browser context per person, so
 every follower is its own Streamlit session, and then:
@@ -33,10 +33,9 @@ import time
 import urllib.request
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from specviz.hosting.config import Classes   # the server's default class limits
 
-from specviz.hosting.config import Classes  # noqa: E402  (the server's default class limits)
+ROOT = Path(__file__).resolve().parents[1]
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",

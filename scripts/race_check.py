@@ -1,6 +1,6 @@
 """The home race as its page runs it, five clicks quiet and five with one core kept busy.
 
-Run from the repository root: `python scripts/race_check.py`. It measures the opening setting as
+Run from the repository root: `python -m scripts.race_check`. It measures the opening setting as
 the page does once per server (specviz.lessons.race.fastest_setting), then makes five "clicks"
 per condition, each fitting the threads to the free cores and running five races of 40 greedy
 tokens (race.run, the median race replayed). "Busy" starts `python -c "while True: pass"` before
@@ -10,15 +10,12 @@ summary; the figures of docs/benchmarks.md came from it.
 import json
 import subprocess
 import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from specviz.generator.engine import Settings  # noqa: E402
-from specviz.generator.models import load_embedded  # noqa: E402
-from specviz.generator.threads import fit_threads  # noqa: E402
-from specviz.hosting.app_state import PRESETS  # noqa: E402
-from specviz.lessons import race  # noqa: E402
+from specviz.generator.models import load_embedded
+from specviz.generator.settings import Settings
+from specviz.generator.threads import fit_threads
+from specviz.hosting.app_state import PRESETS
+from specviz.lessons import race
 
 m = load_embedded()
 fit_threads(m)
