@@ -33,7 +33,7 @@ cases = [("x₁ = A, so c₂ = 0.9", W["c2_after_a"]), ("x₁ = B, so c₂ = 0",
 for col, (title, c2) in zip(cols, cases):
     r = admission.algorithm1([[W["a1"], c2]], W["sps"], stop_at_first_non_improvement=False)
     col.plotly_chart(figs.theta_steps(r["theta0"], r["steps"], f"search without the stop: {title}"),
-                     key=f"l5_theta_{c2}")
+                     key=f"admission_theta_{c2}")
     col.markdown(f"Θ₀ = {num(r['theta0'])}, Θ₁ = {num(r['steps'][0].theta)}, **Θ₂ = {num(r['steps'][1].theta)}** "
                  f"→ admits ℓ = **{r['lengths'][0]}** token{'s' if r['lengths'][0] != 1 else ''}.")
 stop = admission.algorithm1([[W["a1"], W["c2_after_a"]]], W["sps"])
@@ -46,12 +46,12 @@ st.markdown("The target wants **A** with probability p(A); the drafter proposes 
             "An admitted token is verified with the exact speculative-sampling rule; if nothing is admitted, "
             "the target draws afresh. The sliders start at the source's p(A) = 0.7 and q(A) = 0.5.")
 c1, c2 = st.columns(2)
-appkit.default("keep_l5_p", A["p"][0])
-appkit.default("keep_l5_q", A["q"][0])
-pa = c1.slider("target p(A)", 0.0, 1.0, step=0.05, key="keep_l5_p")
-qa = c2.slider("drafter q(A)", 0.05, 1.0, step=0.05, key="keep_l5_q")
+appkit.default("keep_admission_p", A["p"][0])
+appkit.default("keep_admission_q", A["q"][0])
+pa = c1.slider("target p(A)", 0.0, 1.0, step=0.05, key="keep_admission_p")
+qa = c2.slider("drafter q(A)", 0.05, 1.0, step=0.05, key="keep_admission_q")
 p, q = (pa, round(1 - pa, 10)), (qa, round(1 - qa, 10))
-revealed = appkit.predict("l5", "the retrospective search admits x₁ only when it is A (its continuation looks "
+revealed = appkit.predict("admission", "the retrospective search admits x₁ only when it is A (its continuation looks "
                           "confident). How often will the first output token be A?",
                           ["less than p(A)", "exactly p(A)", "more than p(A)"])
 exact = {pol: admission.exact_p_a(pol, p, q) for pol in admission.POLICIES}
@@ -70,9 +70,9 @@ if revealed:   # every P(A) below is the answer
                    delta_color="inverse" if biased else "off", delta_arrow="auto" if biased else "off")
 
     st.subheader("Simulated, round by round")
-    n, seed = appkit.rounds_and_seed("l5", [100, 500, 1000, 5000, 20000], 5000)
+    n, seed = appkit.rounds_and_seed("admission", [100, 500, 1000, 5000, 20000], 5000)
     runs = {pol: admission.running_frequency(admission.simulate(pol, n, p, q, seed=seed)) for pol in admission.POLICIES}
-    st.plotly_chart(figs.running(runs, pa, every=max(1, n // 400)), key="l5_running",
+    st.plotly_chart(figs.running(runs, pa, every=max(1, n // 400)), key="admission_running",
                     config=appkit.chart_config("lesson5-running-frequency"))
     st.markdown(" · ".join(f"{labels[pol]}: **{runs[pol][-1]:.3f}**" for pol in admission.POLICIES)
                 + f" after {n:,} rounds (exact: {exact['retrospective']:.3g} / {pa:g} / {pa:g}).")

@@ -5,7 +5,7 @@ import appkit
 from specviz.generator import cpu_linear
 from specviz.generator.engine import encode_prompt
 from specviz.generator.settings import Settings
-from specviz.hosting.app_state import PRESETS
+from specviz.lessons.presets import PRESETS
 from specviz.lessons import cost
 from specviz.viz import costs as figs
 
@@ -25,16 +25,16 @@ appkit.header(
 # --- the source's worked example, editable ----------------------------------------------------
 st.subheader("A worked example")
 st.caption(f"The numbers are the example in {appkit.CHECKS_AHEAD}; change them to try others.")
-revealed = appkit.predict("l7", "plain decoding costs 10 ms per token. A speculative round takes 14 ms. "
+revealed = appkit.predict("cost", "plain decoding costs 10 ms per token. A speculative round takes 14 ms. "
                           "If it commits only **one** token, is speculation faster or slower?",
                           ["faster", "slower", "the same"])
 c1, c2, c3 = st.columns(3)
-appkit.default("keep_l7_base", 10.0)
-appkit.default("keep_l7_round", 14.0)
-appkit.default("keep_l7_tokens", 4)
-base = c1.number_input("plain decoding, ms per token", 0.1, 1000.0, step=0.5, key="keep_l7_base")
-rnd = c2.number_input("one speculative round, ms", 0.1, 5000.0, step=0.5, key="keep_l7_round")
-tok = c3.number_input("tokens the round commits", 1, 64, step=1, key="keep_l7_tokens")
+appkit.default("keep_cost_base", 10.0)
+appkit.default("keep_cost_round", 14.0)
+appkit.default("keep_cost_tokens", 4)
+base = c1.number_input("plain decoding, ms per token", 0.1, 1000.0, step=0.5, key="keep_cost_base")
+rnd = c2.number_input("one speculative round, ms", 0.1, 5000.0, step=0.5, key="keep_cost_round")
+tok = c3.number_input("tokens the round commits", 1, 64, step=1, key="keep_cost_tokens")
 calc = cost.Calculator(base, rnd, tok)
 one = cost.Calculator(base, rnd, 1)
 if revealed:   # the calculator's verdict and its break-even are the answer
@@ -50,15 +50,15 @@ if revealed:   # the calculator's verdict and its break-even are the answer
 # --- a live measurement --------------------------------------------------------------------------
 st.subheader("Measured on this machine, now")
 m = appkit.require_models()
-appkit.run_row("l7", PRESETS, list(m.drafter_models), "Drafter", "k (proposals per round)", 12)
+appkit.run_row("cost", PRESETS, list(m.drafter_models), "Drafter", "k (proposals per round)", 12)
 
 
 def run_measurement():
-    settings = Settings.greedy(S["keep_l7_drafter"], appkit.new_tokens(32), block_size=S["keep_l7_k"])
+    settings = Settings.greedy(S["keep_cost_drafter"], appkit.new_tokens(32), block_size=S["keep_cost_k"])
     bar = st.progress(0.0, "Measuring plain and speculative decoding…")
     with appkit.engine():
-        S["measurement"] = {"prompt": S["keep_l7_prompt"], "settings": settings,
-                            **cost.measure(m, S["keep_l7_prompt"], settings, REPEATS,
+        S["measurement"] = {"prompt": S["keep_cost_prompt"], "settings": settings,
+                            **cost.measure(m, S["keep_cost_prompt"], settings, REPEATS,
                                            progress=lambda done, total, side: bar.progress(
                                                done / total, f"Run {done + 1} of {total}: {side} decoding…"))}
     bar.empty()
@@ -89,12 +89,12 @@ def show_measurement(res: dict):
         f"If drafting and bookkeeping cost nothing, these rounds would be "
         f"**{cost.speedup(p['ms_per_token'], s['verify_ms_per_token']):.2f}×** faster than plain decoding: the most a "
         f"cheaper drafter with the same acceptance could reach. Past it, only more tokens a round or a cheaper check help.")
-    st.plotly_chart(figs.round_costs(res["speculative"]["trace"].rounds, p["ms_per_token"]), key="l7_rounds")
+    st.plotly_chart(figs.round_costs(res["speculative"]["trace"].rounds, p["ms_per_token"]), key="cost_rounds")
     if revealed:   # the break-even line answers the worked example's question too
         st.markdown("A round must commit more tokens than **round time ÷ plain ms per token** to pay for itself. "
                     "The green dot is where this measurement landed.")
         st.plotly_chart(figs.break_even(s["mean_round_ms"], p["ms_per_token"], res["settings"].block_size + 1,
-                                        s["acceptance_length"]), key="l7_break_even",
+                                        s["acceptance_length"]), key="cost_break_even",
                         config=appkit.chart_config("lesson7-break-even"))
 
 
@@ -124,21 +124,21 @@ st.markdown(f"Why can checking several positions cost little more than one? {app
 
 
 def run_widths():
-    ids, _ = encode_prompt(m, S["keep_l7_prompt"], Settings(max_new_tokens=1))
+    ids, _ = encode_prompt(m, S["keep_cost_prompt"], Settings(max_new_tokens=1))
     with st.spinner(f"Timing the target at {len(WIDTHS)} widths, 6 calls each…"), appkit.engine():
-        S["l7_widths"] = cost.verification_cost_by_width(m, WIDTHS, ids)
+        S["cost_widths"] = cost.verification_cost_by_width(m, WIDTHS, ids)
 
 
 st.button("Time the target at widths " + ", ".join(map(str, WIDTHS)), on_click=run_widths)
-if "l7_widths" in S:
-    rows = S["l7_widths"]
-    st.plotly_chart(figs.width_cost(rows), key="l7_width")
+if "cost_widths" in S:
+    rows = S["cost_widths"]
+    st.plotly_chart(figs.width_cost(rows), key="cost_width")
     w16 = rows[-1]
     st.markdown(f"Checking **{w16['width']} tokens costs {w16['relative']:.2f}×** a one-token step here "
                 "(on the fitted line).")
 
 with st.expander("About the code: how this app multiplies a few rows fast on this CPU"):
-    layouts = cpu_linear.report(m.target, rows=(1, S["keep_l7_k"] + 1))
+    layouts = cpu_linear.report(m.target, rows=(1, S["keep_cost_k"] + 1))
     if layouts:
         st.markdown(
             "Each layer of the model multiplies the rows it is given (one per token) by a matrix of weights W. "
@@ -150,7 +150,7 @@ with st.expander("About the code: how this app multiplies a few rows fast on thi
             "app times all four for every shape when the models load, and each layer uses the fastest for the rows "
             "it is given, the plain step as much as the check (the code: `specviz/generator/cpu_linear.py`). "
             f"This is {appkit.CHECKS_AHEAD}'s “kernel shapes … can move the break-even point”, measured on this "
-            f"machine for the target's layers, at 1 row and at k + 1 = {S['keep_l7_k'] + 1}:")
+            f"machine for the target's layers, at 1 row and at k + 1 = {S['keep_cost_k'] + 1}:")
         st.dataframe(layouts, hide_index=True)
     else:
         st.markdown("On a GPU the models are left as they are: cuBLAS has no such gap between layouts.")

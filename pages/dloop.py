@@ -7,7 +7,7 @@ import streamlit as st
 import appkit
 from specviz.generator.engine import Generation
 from specviz.generator.settings import Settings
-from specviz.hosting.app_state import PRESETS
+from specviz.lessons.presets import PRESETS
 from specviz.lessons import sweep
 from specviz.viz import stages, tokens
 
@@ -26,7 +26,7 @@ appkit.header(
 
 st.subheader("S·k + 1 against S(k + 1)")
 c1, c2 = st.columns(2)
-appkit.default("keep_l6_S", 3)
+appkit.default("keep_dloop_S", 3)
 # The defaults (k = 4, S = 3, g = -8, the "He said, he said" preset) make the loop visible. Measured
 # with the shipped models, greedy, 32 new tokens, Generation(...).run() counting
 # len(r.drafter_info["stages"]) per round on the five presets: at k = 4 the gate opened in 0% of
@@ -35,9 +35,9 @@ appkit.default("keep_l6_S", 3)
 # k = 4, g = -8 it opened in 83% of rounds (57% without loop-aware training) and the later
 # stages added tokens (3.56 tokens a check with one stage, 5.33 looping); on the first preset
 # they added none (2.13 either way). k = 4 is also where these drafters do best in the bench.
-appkit.default("keep_l6_k", 4)
-S_ = c1.slider("stages S", 1, 6, key="keep_l6_S")
-k = appkit.block_slider(c2, "proposals per stage k", 8, "keep_l6_k")
+appkit.default("keep_dloop_k", 4)
+S_ = c1.slider("stages S", 1, 6, key="keep_dloop_S")
+k = appkit.block_slider(c2, "proposals per stage k", 8, "keep_dloop_k")
 b = sweep.bonus_bound(S_, k)
 m1, m2, m3 = st.columns(3)
 m1.metric("one check of S stages commits at most", f"S·k+1 = {b['one_check']}")
@@ -59,27 +59,27 @@ if not loops:
 
 st.subheader("One round, stage by stage")
 c1, c2 = st.columns(2)   # halves: the drafters' labels are long, and a projector's 1024 pixels cut a narrow box
-appkit.default("keep_l6_prompt", PRESETS[3])
-appkit.default("keep_l6_g", -8.0)
-appkit.default("keep_l6_drafter", loops[0])
-c1.selectbox("Prompt", PRESETS, key="keep_l6_prompt", format_func=appkit.prompt_label)
-c2.selectbox("Drafter", loops, key="keep_l6_drafter", format_func=appkit.drafter_label)
-st.slider("threshold g", -20.0, 0.0, step=0.5, key="keep_l6_g")
-revealed = appkit.predict("l6", "with a lower (more permissive) g, will a round draft more stages or fewer?",
+appkit.default("keep_dloop_prompt", PRESETS[3])
+appkit.default("keep_dloop_g", -8.0)
+appkit.default("keep_dloop_drafter", loops[0])
+c1.selectbox("Prompt", PRESETS, key="keep_dloop_prompt", format_func=appkit.prompt_label)
+c2.selectbox("Drafter", loops, key="keep_dloop_drafter", format_func=appkit.drafter_label)
+st.slider("threshold g", -20.0, 0.0, step=0.5, key="keep_dloop_g")
+revealed = appkit.predict("dloop", "with a lower (more permissive) g, will a round draft more stages or fewer?",
                           ["more", "fewer", "the same"])
 
 
 def one_round():
-    settings = Settings.greedy(S["keep_l6_drafter"], appkit.new_tokens(64), block_size=S["keep_l6_k"],
-                               loop_threshold=S["keep_l6_g"], max_stages=S["keep_l6_S"])
+    settings = Settings.greedy(S["keep_dloop_drafter"], appkit.new_tokens(64), block_size=S["keep_dloop_k"],
+                               loop_threshold=S["keep_dloop_g"], max_stages=S["keep_dloop_S"])
     with appkit.engine():
-        g = Generation(m, S["keep_l6_prompt"], settings)
-        S["l6_round"] = g.step()
+        g = Generation(m, S["keep_dloop_prompt"], settings)
+        S["dloop_round"] = g.step()
 
 
 st.button("Draft and check one round", on_click=one_round, type="primary")
-if "l6_round" in S:
-    r = S["l6_round"]
+if "dloop_round" in S:
+    r = S["dloop_round"]
     appkit.html(stages.stages_html(r.drafter_info, r.proposed_tokens))
     appkit.html(tokens.block_html(r, "commit"))
     st.markdown(tokens.summary(r) + ".")
@@ -88,8 +88,8 @@ if revealed:
                 "often, up to S stages. Whether that pays depends on how much of the extra block survives.")
 
 st.subheader("A live sweep of g, with and without loop-aware training")
-appkit.default("keep_l6_sweep", [-4.0, -8.0, -12.0])
-chosen = st.multiselect("thresholds", THRESHOLDS, key="keep_l6_sweep")
+appkit.default("keep_dloop_sweep", [-4.0, -8.0, -12.0])
+chosen = st.multiselect("thresholds", THRESHOLDS, key="keep_dloop_sweep")
 st.caption("Plain decoding, each drafter with one stage a round, and each drafter at every chosen g, for the prompt, "
            f"k and S above: {REPEATS} runs each after an uncounted warm-up, alternated so that a busy moment of a "
            "shared machine falls on all of them.")
@@ -98,25 +98,25 @@ st.caption("Plain decoding, each drafter with one stage a round, and each drafte
 def run_sweep(bar):
     start = time.perf_counter()
     with appkit.engine():
-        res = sweep.threshold_sweep(m, S["keep_l6_prompt"], loops, sorted(chosen), k=S["keep_l6_k"],
-                                    max_stages=S["keep_l6_S"], max_new_tokens=appkit.new_tokens(32), repeats=REPEATS,
+        res = sweep.threshold_sweep(m, S["keep_dloop_prompt"], loops, sorted(chosen), k=S["keep_dloop_k"],
+                                    max_stages=S["keep_dloop_S"], max_new_tokens=appkit.new_tokens(32), repeats=REPEATS,
                                     progress=lambda done, total, name: bar.progress(
                                         done / total, f"Run {done + 1} of {total}: {name}…"),
                                     label=appkit.drafter_label)
     bar.empty()
-    S["l6_sweep"] = {**res, "prompt": S["keep_l6_prompt"], "k": S["keep_l6_k"], "S": S["keep_l6_S"],
+    S["dloop_sweep"] = {**res, "prompt": S["keep_dloop_prompt"], "k": S["keep_dloop_k"], "S": S["keep_dloop_S"],
                      "seconds": time.perf_counter() - start}
 
 
 if st.button("Run the sweep", disabled=not chosen, type="primary"):
     run_sweep(st.progress(0.0, "Warming up…"))
-if "l6_sweep" in S:
-    res = S["l6_sweep"]
+if "dloop_sweep" in S:
+    res = S["dloop_sweep"]
     st.caption(f"The last sweep took {res['seconds']:.0f} s on this machine: prompt “{res['prompt']}”, "
                f"k = {res['k']}, S = {res['S']}.")
-    st.plotly_chart(stages.sweep_figure(res, appkit.drafter_label), key="l6_fig",
+    st.plotly_chart(stages.sweep_figure(res, appkit.drafter_label), key="dloop_fig",
                     config=appkit.chart_config("lesson6-threshold-sweep"))
-    st.dataframe(pd.DataFrame(stages.sweep_rows(res, appkit.drafter_label)), hide_index=True, key="l6_sweep_table")
+    st.dataframe(pd.DataFrame(stages.sweep_rows(res, appkit.drafter_label)), hide_index=True, key="dloop_sweep_table")
     st.caption(f"Plain decoding: {res['baseline']['ms_per_token']:.2f} ms/token on this machine. Stages per round "
                "above 1 are rounds in which the gate opened and DLoop drafted again before the check. Where two "
                "speedups' ranges overlap, their order is within this machine's noise.")
@@ -127,12 +127,12 @@ st.markdown(f"“Every additional drafting stage must earn its cost” ({appkit.
             "each stage beyond the first cost (the longer round, spread over the extra stages) and how many tokens "
             "it added, worth what a token costs with one stage a round. It pays exactly where looping made a token "
             "cheaper, and the verdict reads that off the sweep's speedups, run by run.")
-if "l6_sweep" not in S:
+if "dloop_sweep" not in S:
     st.info("Run the sweep above: the price comes from its runs.")
 else:
-    prices = sweep.stage_prices(S["l6_sweep"])
-    st.dataframe(pd.DataFrame(stages.price_rows(prices, appkit.drafter_label)), hide_index=True, key="l6_price_table")
-    for d in S["l6_sweep"]["one_stage"]:
+    prices = sweep.stage_prices(S["dloop_sweep"])
+    st.dataframe(pd.DataFrame(stages.price_rows(prices, appkit.drafter_label)), hide_index=True, key="dloop_price_table")
+    for d in S["dloop_sweep"]["one_stage"]:
         st.markdown(stages.price_verdict(prices, d, appkit.drafter_label(d)))
 
 st.subheader("The paper's ablation, and the same three rows measured here")
@@ -144,11 +144,11 @@ paper.table(pd.DataFrame({
     "speedup": ["3.17×", "2.90×", "3.68×"]}))
 paper.caption(f"DLoop Table 2, as {appkit.CHECKS_AHEAD} reports it: looping without loop-aware training accepted "
               "more tokens yet ran slower: the extra accepted output did not repay the extra drafting work.")
-res = S.get("l6_sweep")
+res = S.get("dloop_sweep")
 if res is None or not {"dloop", "dloop-plain"} <= set(res["one_stage"]):
     here.info("Run the sweep above with both DLoop drafters to measure the same three rows on this machine.")
 else:
-    g = min(sorted({r["threshold"] for r in res["rows"]}), key=lambda t: abs(t - S["keep_l6_g"]))  # nearest the g above
+    g = min(sorted({r["threshold"] for r in res["rows"]}), key=lambda t: abs(t - S["keep_dloop_g"]))  # nearest the g above
     here.table(pd.DataFrame(stages.paper_rows(res, g)))
     compared = next(c for c in sweep.drafters_compared(res, "dloop", "dloop-plain") if c["threshold"] == g)
     here.markdown(stages.paper_note(compared))

@@ -4,20 +4,19 @@ The engine runs each round whole and records it; this page reveals the recorded 
 phases (draft, verify, commit), so back and reset never call a model. A trace can be saved as
 JSON and loaded back to replay without any model.
 """
-import time
-
 import streamlit as st
 
 import appkit
-from specviz.generator.engine import CHAT_NOTICE, Generation
+from specviz.generator.engine import CHAT_NOTICE
 from specviz.generator.settings import VERIFIERS
 from specviz.generator.trace import Trace
-from specviz.hosting.app_state import (PRESETS, VERIFIER_LABELS, Cursor, LessonSettings, cursor_params, from_params,
-                                       read_cursor, to_params)
+from specviz.hosting.app_state import VERIFIER_LABELS, LessonSettings, cursor_params, from_params, read_cursor, to_params
+from specviz.lessons.presets import PRESETS
+from specviz.lessons.stepping import Cursor, Stepper
 from specviz.viz import cache, export, histories, stages, tokens
 
 S = st.session_state
-KEYS = {f: f"keep_l1_{f}" for f in ("prompt", "drafter", "verifier", "k", "temperature", "seed", "max_new")}
+KEYS = {f: f"keep_draft_{f}" for f in ("prompt", "drafter", "verifier", "k", "temperature", "seed", "max_new")}
 TICK_S = 0.7
 
 appkit.header(
@@ -33,79 +32,37 @@ appkit.header(
 m = appkit.models()
 limits = appkit.limits()
 drafters = list(m.drafter_models) if m else ["ar"]
-state = S.setdefault("l1", {"trace": None, "gen": None, "cursor": Cursor(), "replay": False, "error": None,
-                            "playing": False, "last_move": 0.0, "params_read": False})
-
-
-def current_settings() -> LessonSettings:
-    return LessonSettings(**{f: S[k] for f, k in KEYS.items()})
+state = S.setdefault("draft", {"stepper": Stepper(lock=appkit.engine), "params_read": False})
+stepper: Stepper = state["stepper"]
 
 
 def start():
     """Prefill a fresh generation with the chosen settings (no round runs yet)."""
-    state.update(error=None, playing=False)
+    s = LessonSettings(**{f: S[k] for f, k in KEYS.items()})
     try:
-        s = current_settings()
         appkit.check(s.prompt, s.engine_settings())
-        with appkit.engine():
-            gen = Generation(appkit.require_models(), s.prompt, s.engine_settings())
     except ValueError as e:
-        state["error"] = str(e)
+        stepper.error = str(e)
         return
-    state.update(gen=gen, trace=gen.trace, cursor=Cursor(), replay=False,
-                 link=to_params(s) | {"set": S[appkit.KEEP + "set"]})
-    appkit.forget_predictions("l1_")   # a new generation asks again, round by round
+    if stepper.start(appkit.require_models(), s.prompt, s.engine_settings()):
+        state["link"] = to_params(s) | {"set": S[appkit.KEEP + "set"]}
+        appkit.forget_predictions("draft_")   # a new generation asks again, round by round
 
 
 def load_upload():
     """Replay an uploaded trace: no model needed, only the recorded rounds."""
-    f = S.get("l1_upload")
-    if f is None:
-        return
-    try:   # the whole file is checked before any of it is kept (specviz.generator.trace_schema)
-        trace = Trace.from_json(f.getvalue(), max_new_tokens=appkit.limits().max_new_tokens)
-        if not trace.rounds:
-            raise ValueError("the trace holds no rounds")
-    except ValueError as e:   # one sentence naming the first thing wrong
-        state["error"] = f"Could not load {appkit.plain(f.name)}: {appkit.plain(str(e))}"
-        return
-    state.update(trace=trace, gen=None, replay=True, cursor=Cursor(), error=None, playing=False)
-    appkit.forget_predictions("l1_")
-
-
-def ensure(index: int) -> bool:
-    """Is round `index` recorded? Run the engine for it if needed and possible."""
-    trace = state["trace"]
-    while len(trace.rounds) <= index:
-        gen = state["gen"]
-        if gen is None or gen.done:
-            return False
-        with appkit.engine():
-            if gen.step() is None:
-                return False
-    return True
+    f = S.get("draft_upload")
+    if f is not None and stepper.load(f.getvalue(), f.name, limits.max_new_tokens):
+        appkit.forget_predictions("draft_")
 
 
 def move(action: str):
-    cur = state["cursor"]
-    new = {"forward": cur.forward, "round": cur.next_round, "back": cur.back, "reset": lambda: Cursor()}[action]()
-    if new.shown == 0 or ensure(new.shown - 1):
-        state["cursor"] = new
-    else:
-        state["playing"] = False
-        if action != "back":
-            S["l1_toast"] = "The generation has finished." if not state["replay"] else "End of the recorded trace."
-    state["last_move"] = time.monotonic()
-
-
-def toggle_play():
-    state["playing"] = not state["playing"]
-    state["last_move"] = 0.0
+    S["draft_toast"] = stepper.move(action)
 
 
 def use_preset():
-    if S.get("l1_preset"):
-        S[KEYS["prompt"]] = S["l1_preset"]
+    if S.get("draft_preset"):
+        S[KEYS["prompt"]] = S["draft_preset"]
 
 
 # --- settings: a shared link fills them in once; later edits stay in session state ---------------
@@ -119,19 +76,15 @@ if not state["params_read"]:
         S[key] = getattr(linked, f)
 for err in state.get("param_errors", []):
     st.warning(f"A setting in the link was ignored: {err}. The default is used instead.")
-# Streamlit may drop a widget's key while another page is shown: restore it from a plain copy
-saved = state.setdefault("saved", {})
 for f, key in KEYS.items():
-    if key not in S:
-        S[key] = saved.get(f, getattr(LessonSettings(), f))
-saved.update({f: S[key] for f, key in KEYS.items()})
+    appkit.default(key, getattr(LessonSettings(), f))
 appkit.at_most(KEYS["max_new"], limits.max_new_tokens)
 if S[KEYS["drafter"]] not in drafters:
     S[KEYS["drafter"]] = drafters[0]
 
-with st.expander("Prompt and settings", expanded=m is None or bool(state["error"])):
+with st.expander("Prompt and settings", expanded=m is None or bool(stepper.error)):
     c1, c2 = st.columns([3, 2])
-    c1.selectbox("Preset prompts", PRESETS, index=None, placeholder="Pick a preset…", key="l1_preset",
+    c1.selectbox("Preset prompts", PRESETS, index=None, placeholder="Pick a preset…", key="draft_preset",
                  format_func=appkit.prompt_label,
                  on_change=use_preset)
     c1.text_area("Prompt (free text)", key=KEYS["prompt"], height=80)
@@ -147,56 +100,48 @@ with st.expander("Prompt and settings", expanded=m is None or bool(state["error"
     st.caption("Starting puts the prompt and settings into this page's address: share the link to restore them.")
 
 view = S.get("class_view")   # following a class: replay the presenter's recorded rounds, at its round and phase
-if view and view.get("trace") and S.get(appkit.KEEP + "class_on") and state.get("class_view") is not view:
+if view and view.get("trace") and appkit.following() and state.get("class_view") is not view:
     state["class_view"] = view
-    try:
-        trace = Trace.from_json(view["trace"], max_new_tokens=limits.max_new_tokens)
-        cursor = read_cursor(view.get("params", {}), limits.max_new_tokens)[0] or Cursor()
-        state.update(trace=trace, gen=None, replay=True, playing=False, error=None,
-                     cursor=cursor if cursor.shown <= len(trace.rounds) else Cursor())
-    except ValueError as e:
-        state["error"] = f"The class's round could not be shown: {appkit.plain(str(e))}"
-if state["trace"] is None and m is not None and state["error"] is None:
+    stepper.follow(view["trace"], read_cursor(view.get("params", {}), limits.max_new_tokens)[0], limits.max_new_tokens)
+if stepper.trace is None and m is not None and stepper.error is None:
     start()   # first visit: open on a live generation, not an empty page
     linked = state.pop("link_cursor", None)   # a shared link's round and phase: run the rounds up to it
-    if linked and state["trace"] is not None:
-        if ensure(linked.shown - 1):
-            state["cursor"] = linked
-        else:
-            state["param_errors"].append(f"round {linked.shown} was never reached: the generation ended after "
-                                         f"round {len(state['trace'].rounds)}")
-            st.warning(f"A setting in the link was ignored: {state['param_errors'][-1]}.")
-if state["error"]:
-    st.error(state["error"])
-if m is None and state["trace"] is None:
+    if linked and stepper.trace is not None:
+        missed = stepper.go_to(linked)
+        if missed:
+            state["param_errors"].append(missed)
+            st.warning(f"A setting in the link was ignored: {missed}.")
+if stepper.error:
+    st.error(appkit.plain(stepper.error))
+if m is None and stepper.trace is None:
     st.error(f"The models are not available ({S.get('models_error')}). You can still replay a saved trace below.")
 
 
 def panel():
     """Step controls and everything that changes when stepping."""
-    trace: Trace | None = state["trace"]
+    trace: Trace | None = stepper.trace
     if trace is None:
         return
-    if state["playing"] and time.monotonic() - state["last_move"] >= TICK_S * 0.9:
+    if stepper.due(TICK_S):
         move("forward")
-    if state["playing"] != playing_at_start:
+    if stepper.playing != playing_at_start:
         st.rerun()   # start or stop the timer: the fragment's run_every is fixed per full run
     b = st.columns(5)   # \u00a0: a narrow button wraps its label at a word, never leaving an arrow alone
     b[0].button("◀ Back", on_click=move, args=("back",), shortcut="Left", width="stretch")
     b[1].button("Next phase\u00a0▶", on_click=move, args=("forward",), shortcut="Right", type="primary",
                 width="stretch")
     b[2].button("Next round\u00a0»", on_click=move, args=("round",), shortcut="N", width="stretch")
-    b[3].button("⏸ Pause" if state["playing"] else "▶ Play", on_click=toggle_play, shortcut="P",
+    b[3].button("⏸ Pause" if stepper.playing else "▶ Play", on_click=stepper.toggle_play, shortcut="P",
                 width="stretch")
     b[4].button("↺ Reset", on_click=move, args=("reset",), shortcut="Home", width="stretch")
-    if S.get("l1_toast"):
-        st.info(S.pop("l1_toast"))
+    if S.get("draft_toast"):
+        st.info(S.pop("draft_toast"))
 
-    cur: Cursor = state["cursor"]
-    if state.get("link") and not state["replay"]:
+    cur: Cursor = stepper.cursor
+    if state.get("link") and not stepper.replay:
         appkit.set_link(state["link"] | cursor_params(cur))   # the address links to this round and phase
     verifier = trace.settings.verifier
-    source = "replaying a saved trace" if state["replay"] else "live"
+    source = "replaying a saved trace" if stepper.replay else "live"
     # a chat target reads the prompt inside its template: show what it read
     prompt = "".join(prompt_texts(trace)) if CHAT_NOTICE in trace.notices else trace.prompt
     if cur.shown == 0:
@@ -204,7 +149,7 @@ def panel():
         st.markdown(f"**Ready** ({source}). Press **Next phase** (→) to let the drafter propose its first block.")
         for n in trace.notices:
             st.info(n)
-        if state.get("link") and not state["replay"]:
+        if state.get("link") and not stepper.replay:
             appkit.share(state["link"] | cursor_params(cur), "draft_and_verify")
         return
     r = trace.rounds[cur.shown - 1]
@@ -222,7 +167,7 @@ def panel():
     if survival:
         st.markdown("**DSpark's confidence head: how likely each proposal is to survive**")
         appkit.html(survival)
-    guess_key = f"l1_{r.index}"
+    guess_key = f"draft_{r.index}"
     if cur.phase == "draft" and r.proposed:
         # the answer is this round's verify phase: picking (or Reveal) steps there
         appkit.predict(guess_key, "how many of these proposals will the target keep?",
@@ -256,7 +201,7 @@ def panel():
     st.download_button("Download the recorded rounds (JSON)", trace.to_json, file_name="specviz-trace.json",
                        mime="application/json", on_click="ignore")
     slides(r, cur.phase, verifier, before)
-    if state.get("link") and not state["replay"]:
+    if state.get("link") and not stepper.replay:
         appkit.share(state["link"] | cursor_params(cur), "draft_and_verify")
 
 
@@ -272,7 +217,7 @@ def slides(r, phase: str, verifier: str, before: list[str]):
     for col, (label, name, markup, height) in zip(cols, figures):
         col.download_button(label, lambda markup=markup, height=height: export.figure_svg(markup(), 1000, height),
                             file_name=f"specviz-round{r.index + 1}-{phase}-{name}.svg", mime="image/svg+xml",
-                            on_click="ignore", icon=":material/download:", key=f"l1_svg_{name}")
+                            on_click="ignore", icon=":material/download:", key=f"draft_svg_{name}")
 
 
 def prompt_texts(trace: Trace) -> list[str]:
@@ -284,19 +229,19 @@ def panel_for_the_class():
     """The panel, then what a class following this screen should draw (a step reruns only this
     fragment, not app.py, so the panel shares its round and numbers the screen itself)."""
     panel()
-    if S.get("class_lead") and state["trace"] is not None:
-        S["class_trace"] = state["trace"].to_json()
+    if S.get("class_lead") and stepper.trace is not None:
+        S["class_trace"] = stepper.trace.to_json()
         appkit.show_class("draft_and_verify")
     if appkit.fragment_run():   # a step or a vote redrew the panel alone: number the screen (see appkit.mark_seen)
         appkit.mark_seen()
 
 
-playing_at_start = state["playing"]
+playing_at_start = stepper.playing
 # a fragment's reruns run outside app.py's apology: it gets its own
 st.fragment(run_every=TICK_S if playing_at_start else None)(appkit.apology()(panel_for_the_class))()
 
 with st.expander("Replay a saved trace", expanded=m is None):
-    st.file_uploader("A trace downloaded from this page (no model needed)", type=["json"], key="l1_upload",
+    st.file_uploader("A trace downloaded from this page (no model needed)", type=["json"], key="draft_upload",
                      on_change=load_upload)
 
 appkit.next_lesson(__file__, with_share=False)   # lesson 1 shares its round from the panel

@@ -6,7 +6,7 @@ import streamlit as st
 import appkit
 from specviz.generator.settings import Settings
 from specviz.generator.threads import fit_threads
-from specviz.hosting.app_state import PRESETS
+from specviz.lessons.presets import PRESETS
 from specviz.lessons import race
 from specviz.viz.race import lane_html
 
@@ -39,18 +39,36 @@ c1, c2, c3 = st.columns([2, 2, 1])
 c1.text_input("Prompt", key="keep_home_prompt")
 m = appkit.models()
 drafters = list(m.drafter_models) if m else []
-# the opening setting is measured once per server; a follower's screen does not start that measurement
-# (its drafter and k come from the presenter's link)
-fastest = appkit.race_default(m.name, str(m.device), m, PRESETS[0]) if drafters and not appkit.following() else None
+if "home_fastest_pending" in st.session_state:   # a measurement asked for the setting it found (see below)
+    st.session_state["keep_home_drafter"], st.session_state["keep_home_k"] = st.session_state.pop("home_fastest_pending")
 if drafters:
-    appkit.default("keep_home_drafter", fastest["drafter"] if fastest else drafters[0])
+    opening = race.opening_setting(drafters, m.block_drafters(markov=True))
+    appkit.default("keep_home_drafter", opening[0])
+    appkit.default("keep_home_k", opening[1])
     c2.selectbox("Drafter", drafters, key="keep_home_drafter", format_func=appkit.drafter_label)
-appkit.default("keep_home_k", fastest["block_size"] if fastest else 4)
+appkit.default("keep_home_k", 4)
 appkit.block_slider(c3, "Proposals per round (k)", 8, "keep_home_k")
+
+
+def find_fastest(bar):
+    """Measure every drafter at k = 2 and 4 against plain decoding, now, and open the race on the fastest."""
+    with appkit.engine():
+        fit_threads(m)   # the cores free now
+        best = race.fastest_setting(m, PRESETS[0], drafters, progress=lambda done, total: bar.progress(
+            done / total, f"Measuring every drafter on this machine: run {done + 1} of {total}…"))
+    bar.empty()
+    st.session_state["home_fastest"] = best
+    st.session_state["home_fastest_pending"] = (best["drafter"], best["block_size"])
+    st.rerun()
+
+
+if drafters and not appkit.following() and st.button(
+        "Find the fastest setting on this machine", help="About half a minute: every drafter at k = 2 and 4 "
+        "against plain decoding, three runs each; the race then opens with the fastest."):
+    find_fastest(st.progress(0.0, "Warming up…"))
+fastest = st.session_state.get("home_fastest")
 if fastest and revealed:   # which setting wins is part of the answer
-    st.caption(f"The race opens with {appkit.drafter_label(fastest['drafter'])} at k = {fastest['block_size']}: "
-               f"the fastest of the {len(fastest['tried'])} settings measured on this server when it started "
-               f"({fastest['speedup'].label(unit='×')} against plain decoding over 16 tokens).")
+    st.caption(race.fastest_caption(fastest, appkit.drafter_label))
 
 
 def run_race(lanes, bar):
@@ -99,7 +117,7 @@ if result and revealed:
     elif speed.median < 1.0:
         st.warning(f"Speculation lost on this machine now. {rounds}: a round pays off only when it commits more "
                    "tokens than the steps it costs. That is lesson 7's arithmetic, and this drafter and k did not "
-                   "meet it here; try the setting the race opens with.")
+                   "meet it here; press **Find the fastest setting on this machine**.")
     else:
         st.caption(f"{rounds}: more tokens than steps, so it wins.")
     st.caption(f"The lanes replay the median of the {speed.n} races; the models used {result['threads']['threads']} "
@@ -113,7 +131,7 @@ if result and revealed:
                "measured pace. Lesson 7 takes the time apart; lesson 8 asks what such a number can and cannot tell you.")
 
 st.subheader("Lessons")
-for path, title in appkit.LESSONS:
-    st.page_link(path, label=title)
+for lesson in appkit.LESSONS:
+    st.page_link(lesson.file, label=lesson.title)
 
 appkit.next_lesson(__file__)

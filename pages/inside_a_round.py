@@ -6,7 +6,7 @@ import appkit
 from specviz.generator.engine import generate
 from specviz.generator.sampling import SamplingSettings
 from specviz.generator.settings import Settings
-from specviz.hosting.app_state import PRESETS
+from specviz.lessons.presets import PRESETS
 from specviz.lessons import inside
 from specviz.viz import inside as figs
 from specviz.viz.charts import num
@@ -28,7 +28,7 @@ appkit.header(
 m = appkit.require_models()
 blocks = [d for d in ("dspark", "dflash") if d in m.drafter_models]
 # the live parts below run the models on every visit; a follower's screen runs them only when asked
-live = appkit.run_here("l9", "this lesson's live parts")
+live = appkit.run_here("inside", "this lesson's live parts")
 LATER = "A live part of this lesson: it runs when you press the button at the top."
 
 # --- 1 ------------------------------------------------------------------------------------------
@@ -56,12 +56,12 @@ st.markdown(f"**Block-size conventions** ({CHECKS}): DFlash counts the anchor in
 if not blocks:
     st.info("This model set has no block drafter, so this section cannot run here.")
 elif not live:
-    appkit.run_row("l9", PRESETS, blocks, "Block drafter", "Proposals k", 8)
+    appkit.run_row("inside", PRESETS, blocks, "Block drafter", "Proposals k", 8)
     st.caption(LATER)
 else:
-    k = appkit.run_row("l9", PRESETS, blocks, "Block drafter", "Proposals k", 8)
-    view = appkit.remember("l9_view", (m.name, str(m.device), S["keep_l9_prompt"], S["keep_l9_drafter"], k),
-                           lambda: inside.drafter_view(m, S["keep_l9_prompt"], S["keep_l9_drafter"], k))
+    k = appkit.run_row("inside", PRESETS, blocks, "Block drafter", "Proposals k", 8)
+    view = appkit.remember("inside_view", (m.name, str(m.device), S["keep_inside_prompt"], S["keep_inside_drafter"], k),
+                           lambda: inside.drafter_view(m, S["keep_inside_prompt"], S["keep_inside_drafter"], k))
     layers = ", ".join(str(i) for i in view["target_layers"])
     st.markdown(
         f"**Live, on the embedded models:** the drafter reads the outputs of target layers **{layers}** (counting "
@@ -73,7 +73,7 @@ else:
         f"committed token, which the target has not processed yet, so it enters as a token, not as features. "
         f"One pass proposed **{' '.join(repr(t) for t in view['proposals'])}**; the target kept "
         f"**{view['accepted']}**.")
-    st.plotly_chart(figs.attention_map(view), key="l9_attention",
+    st.plotly_chart(figs.attention_map(view), key="inside_attention",
                     config=appkit.chart_config("lesson9-attention"))
     st.caption("This app's measurement: the first draft layer's attention weights for this round, averaged over "
                "heads, over the last context positions and the block itself (every slot sees every slot: no causal "
@@ -91,7 +91,7 @@ st.subheader(HEAD[2])
 st.markdown("Below, DSpark's second proposal is drawn from its true q (its Markov head's distribution, after "
             "temperature and top-k); the verifier is handed either that q or a wrong one, and the emitted "
             "distribution is computed **exactly** (no sampling) and compared with the target's p.")
-revealed = appkit.predict("l9", "the verifier is handed the backbone's q without the Markov head instead of the q "
+revealed = appkit.predict("inside", "the verifier is handed the backbone's q without the Markov head instead of the q "
                           "the proposal was really drawn from. Does the output still follow p exactly?",
                           ["yes, the ratio rule corrects any q", "no, it moves away from p"])
 if revealed:
@@ -105,12 +105,12 @@ elif revealed and not live:
     st.caption(LATER)
 elif revealed:   # the distances are the answer
     c1, c2 = st.columns(2)
-    appkit.default("keep_l9_temp", 0.6)
-    appkit.default("keep_l9_topk", 10)
-    temp = c1.slider("Temperature", 0.1, 2.0, step=0.1, key="keep_l9_temp")
-    top_k = c2.slider("Top-k (0 = off)", 0, 50, key="keep_l9_topk")
-    prompt = S.get("keep_l9_prompt", PRESETS[0])
-    wq = appkit.remember("l9_wrong_q", (m.name, str(m.device), prompt, temp, top_k),
+    appkit.default("keep_inside_temp", 0.6)
+    appkit.default("keep_inside_topk", 10)
+    temp = c1.slider("Temperature", 0.1, 2.0, step=0.1, key="keep_inside_temp")
+    top_k = c2.slider("Top-k (0 = off)", 0, 50, key="keep_inside_topk")
+    prompt = S.get("keep_inside_prompt", PRESETS[0])
+    wq = appkit.remember("inside_wrong_q", (m.name, str(m.device), prompt, temp, top_k),
                          lambda: inside.wrong_q(m, prompt, SamplingSettings(temperature=temp, top_k=top_k)))
     names = {"true": "true q (Markov head, after temperature and top-k)",
              "raw": "q before temperature and top-k",
@@ -123,7 +123,7 @@ elif revealed:   # the distances are the answer
                 f"{wq['first']!r}: with the true q **{num(wq['cases']['true']['distance'], 6)}**; with q taken "
                 f"before temperature and top-k **{num(wq['cases']['raw']['distance'], 4)}**; with the backbone's "
                 f"marginal instead of the corrected q **{num(wq['cases']['marginal']['distance'], 4)}**.")
-    st.plotly_chart(figs.emitted_bars(wq, names), key="l9_emitted")
+    st.plotly_chart(figs.emitted_bars(wq, names), key="inside_emitted")
     st.caption("This app's computation on the embedded models: p and every q are the real distributions at this "
                "candidate history; the emitted distribution is q·min(1, p/q′) plus the rejected mass times "
                "normalize(max(0, p − q′)), with q′ the q the verifier was handed.")
@@ -142,12 +142,12 @@ def search():
     with st.spinner("Greedy decoding every preset in float32, in bfloat16 and speculatively…"), appkit.engine():
         twin = inside.bf16_twin(m)
         drafter = "dspark" if "dspark" in m.drafter_models else None
-        S["l9_precision"] = inside.precision_search(m, twin, PRESETS, appkit.new_tokens(12), drafter)
+        S["inside_precision"] = inside.precision_search(m, twin, PRESETS, appkit.new_tokens(12), drafter)
 
 
 st.button("Search the presets: float32 against bfloat16", on_click=search, type="primary")
-if "l9_precision" in S:
-    rows = S["l9_precision"]
+if "inside_precision" in S:
+    rows = S["inside_precision"]
     parted = [r for r in rows if r["first_difference"] is not None]
     st.markdown(f"**Measured here, now:** greedy float32 and bfloat16 outputs differ on **{len(parted)} of "
                 f"{len(rows)}** prompts (12 new tokens each)."
@@ -215,7 +215,7 @@ if blocks and not live:
     st.caption(LATER)
 elif blocks:
     with appkit.engine():
-        trace = generate(m, S.get("keep_l9_prompt", PRESETS[0]), Settings.greedy(blocks[0], appkit.new_tokens(24),
+        trace = generate(m, S.get("keep_inside_prompt", PRESETS[0]), Settings.greedy(blocks[0], appkit.new_tokens(24),
                                                                                  block_size=4))
     t = inside.trace_timing(trace)
     c = st.columns(4)
@@ -241,7 +241,7 @@ if "dloop" in m.drafter_models and not live:
     st.caption(LATER)
 elif "dloop" in m.drafter_models:
     with appkit.engine():
-        loop = inside.dloop_round(m, S.get("keep_l9_prompt", PRESETS[0]))
+        loop = inside.dloop_round(m, S.get("keep_inside_prompt", PRESETS[0]))
     st.dataframe(pd.DataFrame([{"stage": s["stage"], "anchor": s["anchor"], "proposals": " ".join(s["proposals"]),
                                 "Σ log q": round(s["logprob_sum"], 2),
                                 "gate": "draft another stage" if s["continue"] else "check now"}

@@ -4,7 +4,7 @@ import time
 import streamlit as st
 
 import appkit
-from specviz.hosting.app_state import PRESETS
+from specviz.lessons.presets import PRESETS
 from specviz.lessons import parallel
 from specviz.viz import parallel as figs
 
@@ -37,13 +37,13 @@ st.markdown(f"Prompt: `{prompt}`. The next two tokens should be *of course* or *
 st.caption("The embedded DFlash has DFlash's mechanics but reads its proposals in DSpark's alignment (this app's "
            "choice): its anchor's own slot predicts the first token, so a two-token block here is two slots, where "
            "DFlash's own read-out would use three (lesson 9 §1 says what differs).")
-revealed = appkit.predict("l3", f"out of {N_SAMPLES} blocks the DFlash drafter samples here, how many start "
+revealed = appkit.predict("parallel", f"out of {N_SAMPLES} blocks the DFlash drafter samples here, how many start "
                           "with “of problem”?", ["none", "a few", "about as many as “of course”"])
 
 
 def sample():
     with st.spinner("Sampling blocks…"), appkit.engine():
-        S["l3_samples"] = {d: parallel.sample_blocks(m, prompt, d, N_SAMPLES, k=2) for d in blocks}
+        S["parallel_samples"] = {d: parallel.sample_blocks(m, prompt, d, N_SAMPLES, k=2) for d in blocks}
 
 
 if revealed:   # the probabilities and the samples are the answer
@@ -52,11 +52,11 @@ if revealed:   # the probabilities and the samples are the answer
         with appkit.engine():
             return {d: parallel.phrase_table(m, prompt, d) for d in blocks}
 
-    tables = appkit.shared("l3_tables", [m.name, str(m.device), prompt, blocks], phrase_tables,
+    tables = appkit.shared("parallel_tables", [m.name, str(m.device), prompt, blocks], phrase_tables,
                            "the drafters on this prompt") or {}
     cols = side_by_side(len(blocks)) if tables else []
     for col, d in zip(cols, blocks):
-        col.plotly_chart(figs.phrase_bars(tables[d], appkit.drafter_label(d)), key=f"l3_phrase_{d}")
+        col.plotly_chart(figs.phrase_bars(tables[d], appkit.drafter_label(d)), key=f"parallel_phrase_{d}")
         bad = next(r for r in tables[d] if r["phrase"] == " of problem")
         col.markdown(f"P(“of problem”): **{bad['product_of_marginals']:.3f}** as a product of the backbone's "
                      f"marginals, **{bad['sequential']:.3f}** sequentially."
@@ -68,10 +68,10 @@ if revealed:   # the probabilities and the samples are the answer
 
     st.subheader("Sampled blocks")
     st.button(f"Sample {N_SAMPLES} two-token blocks from each drafter", on_click=sample, type="primary")
-    if "l3_samples" in S:
-        counts = S["l3_samples"]
+    if "parallel_samples" in S:
+        counts = S["parallel_samples"]
         named = {appkit.drafter_label(d): c for d, c in counts.items()}
-        st.plotly_chart(figs.sample_bars(named, parallel.PHRASES, N_SAMPLES), key="l3_samples_fig",
+        st.plotly_chart(figs.sample_bars(named, parallel.PHRASES, N_SAMPLES), key="parallel_samples_fig",
                         config=appkit.chart_config("lesson3-sampled-blocks"))
         st.markdown(" · ".join(f"{appkit.drafter_label(d)}: “of problem” **{c.get(' of problem', 0)}** of {N_SAMPLES}"
                                for d, c in counts.items()))
@@ -105,7 +105,7 @@ def decay(bar):
                              f"{appkit.drafter_label(d)}: decoding prompt {done + 1} of {total}…")
             rates[d] = parallel.by_position(m, PRESETS[:3], d, k=6, progress=told)
     bar.empty()
-    S["l3_decay"] = {"rates": rates, "seconds": time.perf_counter() - start}
+    S["parallel_decay"] = {"rates": rates, "seconds": time.perf_counter() - start}
 
 
 def drafting_cost(bar):
@@ -117,7 +117,7 @@ def drafting_cost(bar):
                                        done / total, f"Run {done + 1} of {total}: {name}…"),
                                    label=appkit.drafter_label)
     bar.empty()
-    S["l3_cost"] = {"rows": rows, "seconds": time.perf_counter() - start}
+    S["parallel_cost"] = {"rows": rows, "seconds": time.perf_counter() - start}
 
 
 c1, c2 = side_by_side(2)
@@ -125,20 +125,20 @@ if c1.button("Measure conditional acceptance by position (k = 6)"):
     decay(c1.progress(0.0, "Decoding three prompts per drafter…"))
 if c2.button("Time drafting at k = 1, 2, 4, 8"):
     drafting_cost(c2.progress(0.0, "Warming up…"))
-if "l3_decay" in S:
-    c1.plotly_chart(figs.position_lines({appkit.drafter_label(d): r for d, r in S["l3_decay"]["rates"].items()}),
-                    key="l3_decay_fig")
+if "parallel_decay" in S:
+    c1.plotly_chart(figs.position_lines({appkit.drafter_label(d): r for d, r in S["parallel_decay"]["rates"].items()}),
+                    key="parallel_decay_fig")
     c1.caption("Each drafter decoded the first three presets greedily at k = 6; "
-               f"{S['l3_decay']['seconds']:.0f} s on this machine.")
-if "l3_cost" in S:
-    rows = S["l3_cost"]["rows"]
-    c2.plotly_chart(figs.cost_lines(rows, appkit.drafter_label), key="l3_cost_fig")
+               f"{S['parallel_decay']['seconds']:.0f} s on this machine.")
+if "parallel_cost" in S:
+    rows = S["parallel_cost"]["rows"]
+    c2.plotly_chart(figs.cost_lines(rows, appkit.drafter_label), key="parallel_cost_fig")
     c2.dataframe([{"drafter": appkit.drafter_label(r["drafter"]), "k": r["k"],
                    "drafting per round": r["spread"].label(" ms"), "against the k before": step}
                   for r, step in zip(rows, parallel.cost_steps(rows))],
-                 hide_index=True, key="l3_cost_table")
+                 hide_index=True, key="parallel_cost_table")
     c2.caption(f"Each drafter and k decoded the first preset {rows[0]['spread'].n} times after an uncounted warm-up, "
-               f"alternated; {S['l3_cost']['seconds']:.0f} s on this machine. A step “within this machine's noise” "
+               f"alternated; {S['parallel_cost']['seconds']:.0f} s on this machine. A step “within this machine's noise” "
                "has overlapping ranges: its order is no finding. A one-pass drafter's cost barely depends on k.")
 
 appkit.next_lesson(__file__)

@@ -4,7 +4,7 @@ import streamlit as st
 
 import appkit
 from specviz.generator.settings import Settings
-from specviz.hosting.app_state import PRESETS
+from specviz.lessons.presets import PRESETS
 from specviz.lessons import checklist, cost, workloads
 
 S = st.session_state
@@ -22,9 +22,9 @@ m = appkit.require_models()
 
 
 def run_measurement():
-    drafter = S.get("keep_l7_drafter", list(m.drafter_models)[0])
-    settings = Settings.greedy(drafter, appkit.new_tokens(32), block_size=S.get("keep_l7_k", 4))
-    prompt = S.get("keep_l7_prompt", PRESETS[0])
+    drafter = S.get(appkit.key("cost", "drafter"), list(m.drafter_models)[0])
+    settings = Settings.greedy(drafter, appkit.new_tokens(32), block_size=S.get(appkit.key("cost", "k"), 4))
+    prompt = S.get(appkit.key("cost", "prompt"), PRESETS[0])
     with st.spinner("Measuring plain and speculative decoding…"), appkit.engine():
         S["measurement"] = {"prompt": prompt, "settings": settings, **cost.measure(m, prompt, settings)}
 
@@ -34,7 +34,7 @@ if "measurement" not in S and not appkit.following():
     run_measurement()
 res = S.get("measurement")
 measured = f"**{res['speedup']:.2f}×**" if res else "a speedup (on the presenter's screen)"
-revealed = appkit.predict("l8", f"this app measured {measured} on this machine. Would the same "
+revealed = appkit.predict("speedup", f"this app measured {measured} on this machine. Would the same "
                           "drafter give the same speedup on a GPU serving 32 users at once?",
                           ["yes, a speedup is a property of the drafter", "no, it would be lower",
                            "can't tell without measuring"], horizontal=False)
@@ -81,11 +81,11 @@ st.markdown("The papers report a speedup for each benchmark dataset, and the fig
 
 def run_workloads():
     with st.spinner("Measuring plain and speculative decoding on prose and on code…"), appkit.engine():
-        S["l8_workloads"] = {"settings": res["settings"], **workloads.compare(m, res["settings"])}
+        S["speedup_workloads"] = {"settings": res["settings"], **workloads.compare(m, res["settings"])}
 
 
 st.button("Compare prose and code", on_click=run_workloads)
-both = S.get("l8_workloads")
+both = S.get("speedup_workloads")
 if both:
     shown = both["settings"]
     st.table(pd.DataFrame({w: {"speedup": f"{both[w]['speedup']['median']:.2f}× ({both[w]['speedup']['low']:.2f}–"

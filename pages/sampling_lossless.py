@@ -6,7 +6,7 @@ import appkit
 from specviz.generator.engine import Generation
 from specviz.generator.sampling import SamplingSettings
 from specviz.generator.settings import Settings
-from specviz.hosting.app_state import PRESETS
+from specviz.lessons.presets import PRESETS
 from specviz.lessons import coupling
 from specviz.viz import distributions as figs
 from specviz.viz.charts import num
@@ -26,28 +26,28 @@ appkit.header(
 
 m = appkit.require_models()
 drafters = list(m.drafter_models)
-appkit.default("keep_l2_source", SOURCES[0])
-appkit.default("keep_l2_prompt", PRESETS[0])
-appkit.default("keep_l2_drafter", drafters[0])
-appkit.default("keep_l2_temp", 1.0)
-source = st.radio("Distributions from", SOURCES, horizontal=True, key="keep_l2_source")
+appkit.default("keep_sampling_source", SOURCES[0])
+appkit.default("keep_sampling_prompt", PRESETS[0])
+appkit.default("keep_sampling_drafter", drafters[0])
+appkit.default("keep_sampling_temp", 1.0)
+source = st.radio("Distributions from", SOURCES, horizontal=True, key="keep_sampling_source")
 if source == SOURCES[0]:
     c1, c2, c3 = st.columns([2, 2, 1])
-    c1.selectbox("Prompt", PRESETS, key="keep_l2_prompt", format_func=appkit.prompt_label)
-    c2.selectbox("Drafter", drafters, key="keep_l2_drafter", format_func=appkit.drafter_label)
-    c3.slider("Temperature", 0.1, 2.0, step=0.1, key="keep_l2_temp")
-    appkit.default("keep_l2_other", False)
-    lump = st.toggle("Show the rest of the vocabulary as one “(other)” bar", key="keep_l2_other")
+    c1.selectbox("Prompt", PRESETS, key="keep_sampling_prompt", format_func=appkit.prompt_label)
+    c2.selectbox("Drafter", drafters, key="keep_sampling_drafter", format_func=appkit.drafter_label)
+    c3.slider("Temperature", 0.1, 2.0, step=0.1, key="keep_sampling_temp")
+    appkit.default("keep_sampling_other", False)
+    lump = st.toggle("Show the rest of the vocabulary as one “(other)” bar", key="keep_sampling_other")
 
     def distributions() -> dict:
         """p and q after the prompt, coarsened; {} when the drafter proposes nothing there."""
         with appkit.engine():
             p_full, q_full = coupling.next_token_distributions(
-                m, S["keep_l2_prompt"], S["keep_l2_drafter"], SamplingSettings(temperature=S["keep_l2_temp"]))
+                m, S["keep_sampling_prompt"], S["keep_sampling_drafter"], SamplingSettings(temperature=S["keep_sampling_temp"]))
         return {} if q_full is None else coupling.coarse(p_full, q_full, m.token_text, n=5, other=lump)
 
-    dist = appkit.shared("l2_dist", [m.name, str(m.device), S["keep_l2_prompt"], S["keep_l2_drafter"],
-                                     S["keep_l2_temp"], lump], distributions, "the models on this prompt")
+    dist = appkit.shared("sampling_dist", [m.name, str(m.device), S["keep_sampling_prompt"], S["keep_sampling_drafter"],
+                                     S["keep_sampling_temp"], lump], distributions, "the models on this prompt")
     if dist == {}:
         st.warning("This drafter proposes nothing after this prompt (prompt lookup found no earlier match). "
                    "Pick another prompt or drafter.")
@@ -63,8 +63,8 @@ elif source == SOURCES[1]:
                 "**0.4**, the target wants **0.2**. The other two tokens are **this app's**, added so that each "
                 "distribution sums to 1: **another** (target 0.5, drafter 0.3) and **a third** (0.3 and 0.3).")
 else:
-    appkit.default("l2_table", pd.DataFrame({"token": ["A", "B", "C"], "p": [0.6, 0.3, 0.1], "q": [0.2, 0.3, 0.5]}))
-    edited = st.data_editor(S["l2_table"], num_rows="dynamic", key="l2_editor", hide_index=True)
+    appkit.default("sampling_table", pd.DataFrame({"token": ["A", "B", "C"], "p": [0.6, 0.3, 0.1], "q": [0.2, 0.3, 0.5]}))
+    edited = st.data_editor(S["sampling_table"], num_rows="dynamic", key="sampling_editor", hide_index=True)
     try:
         edited = edited.dropna()
         dist = {"labels": [str(t) for t in edited["token"]],
@@ -77,18 +77,18 @@ else:
 
 c1, c2 = st.columns(2)
 with c2:
-    revealed = appkit.predict("l2", "the drafter's q is wrong. After many rounds, the emitted tokens follow…",
+    revealed = appkit.predict("sampling", "the drafter's q is wrong. After many rounds, the emitted tokens follow…",
                               ["q (the drafter)", "something between p and q", "p (the target)"], horizontal=False)
 if dist is None:   # a follower with other settings than the presenter's, who has not asked to run the models
     appkit.next_lesson(__file__)
     appkit.stop()
 labels, p, q = dist["labels"], dist["p"], dist["q"]
-c1.plotly_chart(figs.pq_bars(labels, p, q), key="l2_pq")
+c1.plotly_chart(figs.pq_bars(labels, p, q), key="sampling_pq")
 
 
 def sample_sentences():
-    seed = S["keep_l2_gen_seed"]
-    temp = SamplingSettings(temperature=S["keep_l2_temp"])
+    seed = S["keep_sampling_gen_seed"]
+    temp = SamplingSettings(temperature=S["keep_sampling_temp"])
     plans = [("plain sampling", None, seed), ("speculative sampling", drafters[0], seed),
              ("speculative sampling", drafters[0], seed + 1)]
     out = []
@@ -96,17 +96,17 @@ def sample_sentences():
         for name, drafter, sd in plans:
             s = Settings(drafter=drafter, verifier="sampling", block_size=min(4, appkit.limits().max_block_size),
                          max_new_tokens=appkit.new_tokens(20), sampling=temp, seed=sd)
-            g = Generation(m, S["keep_l2_prompt"], s)
+            g = Generation(m, S["keep_sampling_prompt"], s)
             g.run()
             out.append((f"{name}, random seed {sd}", g.text()))
-    S["l2_sentences"] = (S["keep_l2_prompt"], out)
+    S["sampling_sentences"] = (S["keep_sampling_prompt"], out)
 
 
 if revealed:   # everything below carries the answer
     if source == SOURCES[1]:
         st.markdown("Accepting half of the drafter's **the token** proposals supplies exactly the target's 0.2: "
                     f"0.4 × min(1, 0.2/0.4) = 0.4 × 0.5 = **{num(0.4 * 0.5)}**.")
-    st.plotly_chart(figs.rebuild_bars(labels, p, q), key="l2_rebuild",
+    st.plotly_chart(figs.rebuild_bars(labels, p, q), key="sampling_rebuild",
                     config=appkit.chart_config("lesson2-rebuild-p"))
     r = coupling.rebuild(p, q)
     st.markdown(f"Green: accepted proposals, q(x)·min(1, p(x)/q(x)) = **min(p(x), q(x))**; they add up to the "
@@ -115,20 +115,12 @@ if revealed:   # everything below carries the answer
                 f"under-proposes.")
 
     st.subheader("Draw it many times")
-    n, seed = appkit.rounds_and_seed("l2", [10, 100, 1000, 10000, 50000], 1000)
+    n, seed = appkit.rounds_and_seed("sampling", [10, 100, 1000, 10000, 50000], 1000)
     runs = {rule: coupling.simulate(p, q, n, rule, seed=seed) for rule in coupling.RULES}
-    freqs = {"ratio + residual": coupling.histogram(runs["ratio"]["outputs"], len(p)),
-             "target-draw matching": coupling.histogram(runs["match"]["outputs"], len(p))}
-    st.plotly_chart(figs.convergence(labels, p, freqs, n), key="l2_hist",
+    freqs = {coupling.RULE_NAMES[rule]: coupling.histogram(runs[rule]["outputs"], len(p)) for rule in coupling.RULES}
+    st.plotly_chart(figs.convergence(labels, p, freqs, n), key="sampling_hist",
                     config=appkit.chart_config("lesson2-convergence"))
-    rows = []
-    for rule, name in zip(coupling.RULES, freqs):
-        tv = 0.5 * sum(abs(a - b) for a, b in zip(freqs[name], p))
-        kept = sum(runs[rule]["accepted"]) / n
-        rows.append({"rule": name, "proposal kept (measured)": round(kept, 3),
-                     "proposal kept (exact)": coupling.acceptance_rate(p, q, rule),
-                     "distance from p (total variation)": round(tv, 4)})
-    st.dataframe(pd.DataFrame(rows), hide_index=True)
+    st.dataframe(pd.DataFrame(coupling.rule_rows(p, q, runs)), hide_index=True)
     st.markdown("**Answer: p.** Both rules emit the target's distribution; the distance from p shrinks as rounds "
                 "accumulate. They differ only in how often the drafter's token is kept: Σ min(p, q) for the "
                 "ratio rule, Σ p·q for matching. Same distribution, different acceptance.")
@@ -137,12 +129,12 @@ if revealed:   # everything below carries the answer
     st.markdown("Equal distributions do not mean equal sentences. Speculative execution consumes random numbers "
                 "differently from plain sampling, so runs are not required to match, even with the same nominal "
                 f"random seed ({appkit.CHECKS_AHEAD}): the same random seed *can* give another sentence.")
-    appkit.default("keep_l2_gen_seed", 1)
-    st.number_input("random seed", 0, 10**6, step=1, key="keep_l2_gen_seed")
+    appkit.default("keep_sampling_gen_seed", 1)
+    st.number_input("random seed", 0, 10**6, step=1, key="keep_sampling_gen_seed")
 
     st.button("Sample three continuations", on_click=sample_sentences, type="primary")
-    if "l2_sentences" in S:
-        prompt, out = S["l2_sentences"]
+    if "sampling_sentences" in S:
+        prompt, out = S["sampling_sentences"]
         for name, text in out:
             st.markdown(f"**{name}:**")
             st.text(prompt + text)

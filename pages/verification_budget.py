@@ -2,17 +2,15 @@
 import time
 
 import pandas as pd
-import plotly.graph_objects as go
 import streamlit as st
 
 import appkit
-from specviz.hosting.app_state import PRESETS
+from specviz.lessons.presets import PRESETS
 from specviz.lessons import budget
 from specviz.lessons.admission import algorithm1
 from specviz.viz import stages
-from specviz.viz.admission import theta_steps
-from specviz.viz.charts import base_layout, num
-from specviz.viz.style import TARGET
+from specviz.viz.admission import sps_figure, theta_steps
+from specviz.viz.charts import num
 
 S = st.session_state
 PROFILE_REPEATS = 5   # counted passes over the widths; each width keeps its fastest call
@@ -35,11 +33,11 @@ if not confident:
     st.info("This model set has no drafter with a confidence head (DSpark), so this lesson cannot run here.")
     appkit.stop()
 c1, c2 = st.columns(2)
-appkit.default("keep_l4_R", 4)
-appkit.default("keep_l4_k", 4)
-R = c1.slider("live requests", 1, len(PRESETS), key="keep_l4_R")
-k = c2.slider("proposals per draft (k)", 1, 6, key="keep_l4_k")
-revealed = appkit.predict("l4", "as more requests share the target, does each request get more of its draft "
+appkit.default("keep_budget_R", 4)
+appkit.default("keep_budget_k", 4)
+R = c1.slider("live requests", 1, len(PRESETS), key="keep_budget_R")
+k = c2.slider("proposals per draft (k)", 1, 6, key="keep_budget_k")
+revealed = appkit.predict("budget", "as more requests share the target, does each request get more of its draft "
                           "verified, or less?", ["more", "less", "the same"])
 
 
@@ -60,16 +58,16 @@ def run(bar):
         rounds = budget.draft_requests(m, PRESETS[:R], confident[0], k, progress=drafting)
         table = budget.sps_table(m, PRESETS[0], width, repeats=PROFILE_REPEATS, progress=profiling)
     bar.empty()
-    S["l4"] = {"rounds": rounds, "sps": table["sps"], "raw": table["raw"], "prompts": PRESETS[:R],
+    S["budget"] = {"rounds": rounds, "sps": table["sps"], "raw": table["raw"], "prompts": PRESETS[:R],
                "seconds": time.perf_counter() - start}
 
 
 if st.button("Draft, profile and allocate", type="primary"):
     run(st.progress(0.0, "Drafting one block per request…"))
-if "l4" not in S:
+if "budget" not in S:
     appkit.next_lesson(__file__)   # the page stops here until the first allocation
     appkit.stop()
-res = S["l4"]
+res = S["budget"]
 rounds = res["rounds"]
 conf = [r.drafter_info["confidence"] for r in rounds]
 
@@ -79,13 +77,7 @@ for i, (p, r) in enumerate(zip(res["prompts"], rounds), 1):
     appkit.html(stages.survival_html(r.drafter_info, r.proposed_tokens))
 
 st.subheader("The SPS table, profiled on the running target")
-widths = list(range(1, len(res["sps"]) + 1))
-fig = go.Figure([go.Scatter(name="fitted: never faster at a wider check", x=widths, y=res["sps"], mode="lines",
-                            line={"color": TARGET}),
-                 go.Scatter(name=f"measured (fastest of {PROFILE_REPEATS})", x=widths, y=res["raw"], mode="markers",
-                            marker={"color": TARGET, "opacity": 0.35})])
-st.plotly_chart(base_layout(fig, "target steps per second at B verification tokens", xaxis_title="B",
-                            yaxis_title="steps per second", yaxis_rangemode="tozero"), key="l4_sps")
+st.plotly_chart(sps_figure(res["sps"], res["raw"], PROFILE_REPEATS), key="budget_sps")
 st.caption(f"One forward over B tokens of one sequence, the fastest of {PROFILE_REPEATS} calls (this engine does not "
            "batch requests, so this stands in for a batched verification of B tokens). The faint points zig-zag with "
            "the machine's noise; a wider check cannot really be cheaper, so Algorithm 1 prices with the straight cost "
@@ -97,7 +89,7 @@ st.markdown(f"**A profile belongs to its engine** ({appkit.CHECKS_AHEAD}): for s
             "backend restrictions, and a default synthetic 8192-token context** that may need adjustment for "
             "long-context deployments. This app's table above comes from one sequence after one prompt, on this "
             "machine.")
-raw = st.toggle("A lesson about measurement: price with the raw points instead", key="l4_raw",
+raw = st.toggle("A lesson about measurement: price with the raw points instead", key="budget_raw",
                 help="The same drafts, priced with the noisy profile: admissions can then jump up and down with load.")
 sps = res["raw"] if raw else res["sps"]
 
@@ -116,7 +108,7 @@ for n, s in enumerate(alloc["steps"], 1):
                  "τ": round(s.tau, 3), "Θ": round(s.theta, 2),
                  "decision": "admit" if s.kept else "stop: Θ did not improve"})
 st.dataframe(pd.DataFrame(rows), hide_index=True)
-st.plotly_chart(theta_steps(alloc["theta0"], alloc["steps"], "Θ after each admission"), key="l4_theta",
+st.plotly_chart(theta_steps(alloc["theta0"], alloc["steps"], "Θ after each admission"), key="budget_theta",
                 config=appkit.chart_config("lesson4-algorithm1"))
 st.markdown("Admitted per request: " + ", ".join(f"request {i + 1}: **{n}**" for i, n in enumerate(alloc["lengths"]))
             + f" · best Θ = {num(alloc['best_theta'], 2)}.")

@@ -117,7 +117,7 @@ def print_bench(workload: str, res: dict):
 
 
 def cmd_profile(args):
-    from specviz.hosting.app_state import PRESETS
+    from specviz.lessons.presets import PRESETS
     from specviz.lessons.budget import sps_table
     from specviz.lessons.checklist import hardware
     from specviz.generator.cpu_linear import report

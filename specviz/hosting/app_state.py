@@ -12,17 +12,9 @@ from dataclasses import dataclass, fields, replace
 from specviz.generator.sampling import SamplingSettings
 from specviz.generator.settings import VERIFIERS, Settings
 from specviz.hosting.config import Limits
+from specviz.lessons.presets import PRESETS
+from specviz.lessons.stepping import PHASE_ORDER, Cursor
 
-PRESETS = [
-    "The best way to learn is to",
-    "It is a truth universally acknowledged, that",
-    'Anne asked, "Could you open the window?" "Yes,',
-    "He said, he said, he said, he said,",
-    "Mr. Darcy walked towards the window, and",
-    # the second workload (specviz.lessons.workloads): a function to complete, a docstring to finish
-    'def mean(values):\n    """Return the average of the numbers in values."""\n    return sum(',
-    'class Stack:\n    def peek(self):\n        """Return the top item of',
-]
 VERIFIER_LABELS = {"greedy": "greedy (argmax match)", "sampling": "speculative sampling (ratio + residual)",
                    "match": "target-draw matching"}
 
@@ -104,46 +96,6 @@ def to_params(s: LessonSettings) -> dict:
     return {f.name: str(getattr(s, f.name)) for f in fields(s)}
 
 
-@dataclass(frozen=True)
-class Cursor:
-    """Where a page is in a recorded trace: `shown` rounds on screen (the current one is round
-    shown - 1) and the phase of the current round revealed so far.
-
-    The engine runs a whole round at once; the cursor reveals it draft -> verify -> commit.
-
-    >>> c = Cursor().forward(); c
-    Cursor(shown=1, phase='draft')
-    >>> c.forward().forward(), c.forward().forward().forward()
-    (Cursor(shown=1, phase='commit'), Cursor(shown=2, phase='draft'))
-    >>> Cursor(2, "draft").back(), Cursor(2, "verify").next_round()
-    (Cursor(shown=1, phase='commit'), Cursor(shown=2, phase='commit'))
-    """
-    shown: int = 0
-    phase: str = "commit"
-
-    def forward(self) -> "Cursor":
-        """The next phase; after commit, the draft phase of the next round."""
-        if self.phase == "commit":
-            return Cursor(self.shown + 1, "draft")
-        return Cursor(self.shown, PHASE_ORDER[PHASE_ORDER.index(self.phase) + 1])
-
-    def next_round(self) -> "Cursor":
-        """Finish the current round, or show the next one whole."""
-        if self.shown and self.phase != "commit":
-            return Cursor(self.shown, "commit")
-        return Cursor(self.shown + 1, "commit")
-
-    def back(self) -> "Cursor":
-        if self.shown == 0:
-            return self
-        if self.phase == "draft":
-            return Cursor(self.shown - 1, "commit")
-        return Cursor(self.shown, PHASE_ORDER[PHASE_ORDER.index(self.phase) - 1])
-
-
-PHASE_ORDER = ("draft", "verify", "commit")
-
-
 # --- every lesson's settings in its link ----------------------------------------------------------
 @dataclass(frozen=True)
 class Field:
@@ -206,7 +158,7 @@ def read_link(params: dict, fields: dict, choices: dict) -> tuple[dict, list[str
     """The linked settings in `params` that pass their Field, and one message per value that does not.
     Names a page does not link are ignored.
 
-    >>> read_link({"temp": "0.5", "seed": "x", "who": "?"}, LINKED["l2"], {})
+    >>> read_link({"temp": "0.5", "seed": "x", "who": "?"}, LINKED["sampling"], {})
     ({'temp': 0.5}, ["seed must be a number, got 'x'"])
     """
     values, errors = {}, []
@@ -226,21 +178,21 @@ LABEL = Field(str, hi=200)
 SEED = Field(int, 0, 10**6)
 # Each page's linked settings: its widget keys are keep_<page>_<name> (lesson 1 links the settings
 # of its running generation, its round and its phase itself: see `from_params` and `read_cursor`).
-# The bounds are the widgets' own (tests/test_app_links.py checks them against the pages).
+# The bounds are the widgets' own (tests/app/test_app_links.py checks them against the pages).
 LINKED = {
     "home": {"prompt": TEXT, "drafter": DRAFTER, "k": Field(int, 1, 8)},
-    "l2": {"source": LABEL, "prompt": PRESET, "drafter": DRAFTER, "temp": Field(float, 0.1, 2.0), "other": Field(bool),
+    "sampling": {"source": LABEL, "prompt": PRESET, "drafter": DRAFTER, "temp": Field(float, 0.1, 2.0), "other": Field(bool),
            "n": Field(int, 10, 50000, options=(10, 100, 1000, 10000, 50000)), "seed": SEED, "gen_seed": SEED},
-    "l3": {},
-    "l4": {"R": Field(int, 1, len(PRESETS)), "k": Field(int, 1, 6)},
-    "l5": {"p": Field(float, 0.0, 1.0), "q": Field(float, 0.05, 1.0),
+    "parallel": {},
+    "budget": {"R": Field(int, 1, len(PRESETS)), "k": Field(int, 1, 6)},
+    "admission": {"p": Field(float, 0.0, 1.0), "q": Field(float, 0.05, 1.0),
            "n": Field(int, 100, 20000, options=(100, 500, 1000, 5000, 20000)), "seed": SEED},
-    "l6": {"S": Field(int, 1, 6), "k": Field(int, 1, 8), "prompt": PRESET, "g": Field(float, -20.0, 0.0),
+    "dloop": {"S": Field(int, 1, 6), "k": Field(int, 1, 8), "prompt": PRESET, "g": Field(float, -20.0, 0.0),
            "drafter": DRAFTER, "sweep": Field(list, -20.0, 0.0)},
-    "l7": {"base": Field(float, 0.1, 1000.0), "round": Field(float, 0.1, 5000.0), "tokens": Field(int, 1, 64),
+    "cost": {"base": Field(float, 0.1, 1000.0), "round": Field(float, 0.1, 5000.0), "tokens": Field(int, 1, 64),
            "prompt": PRESET, "drafter": DRAFTER, "k": Field(int, 1, 12)},
-    "l8": {},
-    "l9": {"prompt": PRESET, "drafter": DRAFTER, "k": Field(int, 1, 8), "temp": Field(float, 0.1, 2.0),
+    "speedup": {},
+    "inside": {"prompt": PRESET, "drafter": DRAFTER, "k": Field(int, 1, 8), "temp": Field(float, 0.1, 2.0),
            "topk": Field(int, 0, 50)},
     "glossary": {},
 }

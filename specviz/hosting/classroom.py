@@ -15,12 +15,12 @@ over the few operations both stores provide.
 
     >>> room = Classroom(MemoryStore(), max_classes=2, max_followers=30, idle_seconds=3600)
     >>> code, key = room.start()
-    >>> room.show(code, key, {"page": "draft_and_verify", "params": {"l1_round": "2"}})
+    >>> room.show(code, key, {"page": "draft_and_verify", "params": {"draft_round": "2"}})
     >>> me = new_token()
     >>> room.follow(code, me)["view"]["page"]
     'draft_and_verify'
-    >>> room.ask(code, key, "l1", ["0", "1", "2"])
-    >>> room.vote(code, me, "l1", "2"); room.tally(code, key)["votes"]
+    >>> room.ask(code, key, "draft", ["0", "1", "2"])
+    >>> room.vote(code, me, "draft", "2"); room.tally(code, key)["votes"]
     {'0': 0, '1': 0, '2': 1}
 
 What it leaves out: accounts and names (a class needs none), persistence across a Redis restart.

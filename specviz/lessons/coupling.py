@@ -24,6 +24,7 @@ from specviz.generator.settings import Settings
 from specviz.generator.verify import accept_probability
 
 RULES = ("ratio", "match")
+RULE_NAMES = {"ratio": "ratio + residual", "match": "target-draw matching"}
 
 
 def check_distribution(d: list[float], name: str) -> list[float]:
@@ -115,6 +116,25 @@ def histogram(outputs: list[int], size: int) -> list[float]:
     for o in outputs:
         counts[o] += 1
     return [c / len(outputs) for c in counts] if outputs else counts
+
+
+def rule_rows(p: list[float], q: list[float], runs: dict[str, dict]) -> list[dict]:
+    """Lesson 2's table: per rule, the share of proposals kept (measured and exact) and how far the
+    emitted tokens' histogram is from p (total variation, ½ Σ |freq − p|).
+
+    >>> runs = {"ratio": {"outputs": [0, 0, 1, 1], "accepted": [True, False, True, True]},
+    ...         "match": {"outputs": [0, 1, 1, 1], "accepted": [True, False, False, True]}}
+    >>> [(r["proposal kept (measured)"], r["distance from p (total variation)"]) for r in rule_rows([0.5, 0.5], [0.5, 0.5], runs)]
+    [(0.75, 0.0), (0.5, 0.25)]
+    """
+    rows = []
+    for rule in RULES:
+        outputs, accepted = runs[rule]["outputs"], runs[rule]["accepted"]
+        freqs = histogram(outputs, len(p))
+        rows.append({"rule": RULE_NAMES[rule], "proposal kept (measured)": round(sum(accepted) / len(accepted), 3),
+                     "proposal kept (exact)": acceptance_rate(p, q, rule),
+                     "distance from p (total variation)": round(0.5 * sum(abs(a - b) for a, b in zip(freqs, p)), 4)})
+    return rows
 
 
 @torch.no_grad()

@@ -27,3 +27,15 @@ def running(series: dict[str, list[float]], target: float, every: int = 1) -> go
     fig.add_hline(y=target, line_dash="dash", line_color="#0f172a", annotation_text=f"target p(A) = {target:g}")
     return base_layout(fig, "running frequency of A", xaxis_title="rounds", yaxis_title="P(first token = A)",
                        yaxis_range=[0, 1], xaxis_type="log")
+
+
+def sps_figure(sps: list[float], raw: list[float], repeats: int) -> go.Figure:
+    """Lesson 4's SPS table: target steps per second at B = 1, 2, … verification tokens, the fitted line
+    Algorithm 1 prices with beside the measured points (each the fastest of `repeats` calls)."""
+    widths = list(range(1, len(sps) + 1))
+    fig = go.Figure([go.Scatter(name="fitted: never faster at a wider check", x=widths, y=sps, mode="lines",
+                                line={"color": TARGET}),
+                     go.Scatter(name=f"measured (fastest of {repeats})", x=widths, y=raw, mode="markers",
+                                marker={"color": TARGET, "opacity": 0.35})])
+    return base_layout(fig, "target steps per second at B verification tokens", xaxis_title="B",
+                       yaxis_title="steps per second", yaxis_rangemode="tozero")

@@ -1,0 +1,35 @@
+"""The app layer between the pages and specviz: Streamlit plumbing shared by every page.
+
+One job a module, in layers that import downward only:
+
+    state       session keys and URL parameter names
+    screen      numbering class screens, and drawing a lost one again (a Streamlit race)
+    course      the pages in order, their stable ids, navigation
+    runtime     the host's config, the shared model sets, the engine lock
+    links       a page's settings in its address
+    classroom   a class: lead, follow, share small results      votes   its questions and tally
+    widgets     settings rows, sliders, labels, escaping       predict predict, then reveal
+    frame       app.py's frame: sidebar, lesson header and end, the apology
+
+A page imports `appkit` and calls what it needs from this list; the names below are the pages' API.
+
+What it leaves out: lesson logic (specviz.lessons), drawing (specviz.viz), the engine (specviz.generator).
+"""
+from appkit.classroom import not_measured_here, run_here, share, shared, show_class
+from appkit.course import CHECKS_AHEAD, DRAFT_VERIFY, HOME, LESSONS, current_page
+from appkit.frame import apology, css, frame, header, next_lesson
+from appkit.links import set_link
+from appkit.predict import forget_predictions, predict, prediction
+from appkit.runtime import check, engine, limits, models, new_tokens, remember, require_models
+from appkit.screen import fragment_run, mark_seen, stop
+from appkit.state import FRAMED, KEEP, at_most, default, following, key, presenter
+from appkit.votes import class_result
+from appkit.widgets import block_slider, drafter_label, html, plain, prompt_label, rounds_and_seed, run_row
+from specviz.viz.export import chart_config   # the pages' main charts
+
+__all__ = ["CHECKS_AHEAD", "DRAFT_VERIFY", "FRAMED", "HOME", "KEEP", "LESSONS", "apology", "at_most", "block_slider",
+           "chart_config", "check", "class_result", "css", "current_page", "default", "drafter_label", "engine",
+           "following", "forget_predictions", "fragment_run", "frame", "header", "html", "key", "limits",
+           "mark_seen", "models", "new_tokens", "next_lesson", "not_measured_here", "plain", "predict",
+           "prediction", "presenter", "prompt_label", "remember", "require_models", "rounds_and_seed",
+           "run_here", "run_row", "set_link", "share", "shared", "show_class", "stop"]

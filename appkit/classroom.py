@@ -1,0 +1,200 @@
+"""A class together: the presenter leads, followers draw the presenter's page and vote.
+
+A presenter starts a class (`lead_class`); after each of its runs `show_class` shares what its page
+shows (the page, its link, lesson 1's recorded trace, small results by name from `shared`).
+A browser that opened ?class=CODE follows (`follow_class`): on each of the presenter's steps it opens
+the same page with the same settings, and polls for the next step every two seconds. Predictions
+become the class's questions: followers vote, the presenter reveals (`class_question`, `vote`,
+`presenter_tally`). The class state lives in specviz.hosting.classroom (this process, or Redis).
+
+What it leaves out: the questions and votes (appkit.votes), the lost-screen workaround (appkit.screen).
+"""
+import contextlib
+import json
+
+import streamlit as st
+
+from appkit.course import HOME, page_of
+from appkit.links import read_again, share_link
+from appkit.runtime import config
+from appkit.screen import screen_lost
+from appkit.state import (CLASS_FOLLOW, CLASS_ON, CLASS_PARAM, PRESENTER_PARAM, SEEN, default, following, leading,
+                          presenter)
+from specviz.hosting.classroom import ClassError, Classroom, MemoryStore, RedisStore, new_token
+from specviz.viz.export import qr_image
+
+SHARED = "class_shared"          # the presenter's small results by name, sent with its view (see `shared`)
+RUN_HERE = "class_run_here_"     # + a result's name: this follower asked to run the models for it itself
+MAX_SHARED_BYTES = 200_000       # a larger result is not sent: a follower runs it when asked
+FOLLOWING = "This screen follows the presenter's and runs no model by itself"
+
+
+@st.cache_resource(show_spinner=False)
+def _room(store: str, max_classes: int, max_followers: int, idle_hours: int) -> Classroom:
+    return Classroom(MemoryStore() if store == "memory" else RedisStore(store), max_classes, max_followers,
+                     idle_hours * 3600)
+
+
+def room() -> Classroom:
+    """The server's classes, where the host's config keeps them (this process, or Redis)."""
+    c = config().classes
+    return _room(c.store, c.max_classes, c.max_followers, c.idle_hours)
+
+
+# --- the presenter ---------------------------------------------------------------------------------
+def share(params: dict, url_path: str):
+    """In presenter mode, the link to this page as it is now, with a QR code the room can scan."""
+    if not presenter():
+        return
+    link = share_link(params, url_path)
+    st.markdown("**This page, as it is now, for the class:** scan the code or open the link.")
+    st.html(f'<img src="{qr_image(link)}" alt="QR code of the link below" style="width: 14rem">')
+    st.code(link, language=None, wrap_lines=True)
+    lead_class()
+
+
+def lead_class():
+    """In presenter mode: start a class, then show its code, link and QR code."""
+    lead = leading()
+    if lead is None:
+        def start():
+            try:
+                code, key = room().start()
+                st.session_state["class_lead"] = {"code": code, "key": key, "shown": None}
+            except ClassError as e:
+                st.session_state["class_error"] = str(e)
+        st.button("Start a class", on_click=start, help="Students who open the class link follow this screen "
+                  "and answer each prediction before you reveal it.")
+        if st.session_state.get("class_error"):
+            st.error(st.session_state.pop("class_error"))
+        return
+    link = share_link({CLASS_PARAM: lead["code"]}, "")
+    st.markdown(f"**Class {lead['code']}:** students follow this screen from this link.")
+    st.html(f'<img src="{qr_image(link)}" alt="QR code of the class link below" style="width: 14rem">')
+    st.code(link, language=None, wrap_lines=True)
+
+
+def show_class(url_path: str):
+    """After the presenter's page ran: share what it shows (the page, its link, lesson 1's recorded
+    trace) when that changed, so followers draw it without running the models."""
+    lead = leading()
+    if not lead:
+        return
+    params = {k: v for k, v in st.query_params.to_dict().items() if k not in (PRESENTER_PARAM, SEEN)}
+    view = {"page": url_path, "params": params,
+            "trace": st.session_state.get("class_trace") if url_path == "draft_and_verify" else None,
+            "shared": shared_on(url_path)}
+    if view != lead["shown"]:
+        try:
+            room().show(lead["code"], lead["key"], view)
+            lead["shown"] = view
+        except ClassError as e:   # the class expired: the presenter can start another
+            st.session_state.pop("class_lead")
+            st.toast(str(e))
+
+
+# --- a follower ------------------------------------------------------------------------------------
+def follow_class(nav_url_path: str):
+    """A browser that opened ?class=CODE follows the presenter while its toggle is on (see above)."""
+    code = st.query_params.get(CLASS_PARAM)
+    f = st.session_state.get(CLASS_FOLLOW)
+    if code and not presenter() and (f is None or f["code"] != code.strip().upper()):
+        f = st.session_state[CLASS_FOLLOW] = {"code": code.strip().upper(), "token": new_token(), "applied": None,
+                                              "state": None}
+        default(CLASS_ON, True)
+    if not f:
+        return
+    with st.container(border=True):
+        c1, c2 = st.columns([3, 1])
+        c2.toggle("Follow the presenter", key=CLASS_ON)
+        try:
+            f["state"] = room().follow(f["code"], f["token"])
+        except ClassError as e:
+            c1.error(str(e))
+            f["state"] = None
+            return
+        c1.markdown(f"**Class {f['code']}**: " + ("this screen follows the presenter's."
+                                                   if st.session_state[CLASS_ON] else "exploring alone."))
+    if not st.session_state[CLASS_ON]:
+        return
+    if f["state"]["step"] != f["applied"]:
+        f["applied"] = f["state"]["step"]
+        apply_view(f["state"]["view"], nav_url_path)
+    poll_class()
+
+
+@st.fragment(run_every=2)
+def poll_class():
+    """Every two seconds: draw the page again when the presenter has stepped, or when this browser
+    never received the screen this session last drew (appkit.screen)."""
+    f = st.session_state.get(CLASS_FOLLOW)
+    if not f or not st.session_state.get(CLASS_ON):
+        return
+    with contextlib.suppress(ClassError):
+        if room().follow(f["code"], f["token"])["step"] != f["applied"] or screen_lost():
+            st.rerun(scope="app")   # (screen_lost is False within a whole run: no loop)
+
+
+def apply_view(view: dict, here: str):
+    """Open the presenter's page as the presenter's link describes it (each value checked on
+    reading, as any link's is); lesson 1 replays the presenter's recorded trace."""
+    url_path = view.get("page")
+    try:
+        page = page_of(url_path)
+    except KeyError:
+        return
+    params = ({k: str(v) for k, v in (view.get("params") or {}).items()}
+              | {CLASS_PARAM: st.session_state[CLASS_FOLLOW]["code"]})
+    if SEEN in st.query_params:   # rewritten only at the end of the run (appkit.screen.mark_seen)
+        params[SEEN] = st.query_params[SEEN]
+    st.query_params.from_dict(params)
+    read_again(page.id)
+    st.session_state["class_view"] = view
+    if url_path != here:
+        st.switch_page(HOME.file if page is HOME else page.file)
+
+
+def run_here(name: str, what: str) -> bool:
+    """May this page run the models for `what` now? Always on a browser of its own; on a follower's
+    only once the student presses the button this draws (the choice is kept for the session).
+    Thirty followers opening a lesson would otherwise each run the same models at once, queued
+    behind the one engine lock, for what the presenter's screen already shows."""
+    if not following() or st.session_state.get(RUN_HERE + name):
+        return True
+    st.button(f"Run {what} on this screen", key="run_here_button_" + name,
+              on_click=lambda: st.session_state.__setitem__(RUN_HERE + name, True),
+              help=FOLLOWING + ".")
+    return False
+
+
+def not_measured_here():
+    """A follower's lesson 7 or 8 before the student measures: what the empty space is for."""
+    st.info(f"{FOLLOWING}: press **Measure again** to measure on this server.")
+
+
+def shared(name: str, inputs, compute, what: str):
+    """`compute()`: a small result of the models for `inputs`, made of JSON values (lists, not tuples),
+    computed on a follower's screen only when it cannot be helped. The presenter's result also goes
+    into the class's view (`show_class`); a follower whose inputs are the presenter's draws that
+    one; any other follower gets None until the student asks for the run (`run_here`). `name`
+    starts with its page's id and an underscore (sampling_dist), so each page shares only its own."""
+    key = json.dumps(inputs, sort_keys=True, default=str)
+    if following():
+        got = ((st.session_state.get("class_view") or {}).get("shared") or {}).get(name)
+        if isinstance(got, dict) and got.get("inputs") == key:
+            return got.get("value")
+        if not run_here(name, what):
+            return None
+    value = compute()
+    if leading():
+        with contextlib.suppress(TypeError, ValueError):   # not JSON: followers run it when asked
+            text = json.dumps(value)
+            if len(text) <= MAX_SHARED_BYTES:
+                st.session_state.setdefault(SHARED, {})[name] = {"inputs": key, "value": json.loads(text)}
+    return value
+
+
+def shared_on(url_path: str) -> dict:
+    """The presenter's shared results that belong to the page at `url_path` (see `shared`)."""
+    prefix = page_of(url_path).id + "_"
+    return {n: v for n, v in st.session_state.get(SHARED, {}).items() if n.startswith(prefix)}

@@ -1,0 +1,77 @@
+"""A page's settings in its address: read once from a shared link, written back on every run.
+
+Each page links the settings named in specviz.hosting.app_state.LINKED under its id: the session key
+keep_<id>_<name> is <name> in the address. A shared link's values are checked as they are read (a bad
+one is named in a warning and the page keeps its default); every later run writes the settings
+back, so the address always links to what is on screen. Lesson 1 links its generation, round and
+phase itself (`set_link`).
+
+What it leaves out: the class's link and QR code (appkit.classroom).
+"""
+import urllib.parse
+
+import streamlit as st
+
+from appkit.course import page_of
+from appkit.runtime import config, models
+from appkit.state import CLASS_FOLLOW, CLASS_PARAM, MODEL_SET, PRESENTER_PARAM, SEEN, key, presenter
+from specviz.hosting.app_state import LINKED, read_link, write
+
+LINK_READ = "link_read"   # the ids of the pages whose link this session has read
+
+
+def link_state(url_path: str):
+    """Read the page's settings from its link on its first run in this session, else write them
+    into the address (see above)."""
+    page = page_of(url_path).id
+    if page not in LINKED:
+        return
+    read = st.session_state.setdefault(LINK_READ, set())
+    if page in read:
+        set_link(page_params(page))
+        return
+    read.add(page)
+    m = models()
+    values, errors = read_link(dict(st.query_params), LINKED[page], {"drafters": list(m.drafter_models) if m else []})
+    for name, value in values.items():
+        st.session_state[key(page, name)] = value
+    for e in errors:
+        st.warning(f"A setting in the link was ignored: {e}. The default is used instead.")
+
+
+def read_again(page: str):
+    """Read page `page`'s link again on its next run (a class moved it to the presenter's settings)."""
+    st.session_state.setdefault(LINK_READ, set()).discard(page)
+
+
+def page_params(page: str) -> dict:
+    """The link parameters of a page's current settings."""
+    keys = {name: key(page, name) for name in LINKED.get(page, {})}
+    return {name: write(st.session_state[k]) for name, k in keys.items() if k in st.session_state}
+
+
+def _with_set(params: dict) -> dict:
+    """`params` with the model set, unless it is the host's default."""
+    chosen = st.session_state.get(MODEL_SET, config().default)
+    return params | ({"set": chosen} if chosen != config().default else {})
+
+
+def set_link(params: dict):
+    """Put `params` in the address, with the model set unless it is the default, presenter mode when on,
+    and the class this browser follows."""
+    full = _with_set(dict(params))
+    if presenter():
+        full[PRESENTER_PARAM] = "1"
+    if st.session_state.get(CLASS_FOLLOW):
+        full[CLASS_PARAM] = st.session_state[CLASS_FOLLOW]["code"]
+    if SEEN in st.query_params:   # rewritten only at the end of a run (appkit.screen.mark_seen)
+        full[SEEN] = st.query_params[SEEN]
+    if st.query_params.to_dict() != full:
+        st.query_params.from_dict(full)
+
+
+def share_link(params: dict, url_path: str) -> str:
+    """The link that opens a page (its url path) as it is now, for the class: its settings and
+    model set, not presenter mode. Absolute where the browser told its address (AppTest does not)."""
+    full = _with_set({k: v for k, v in params.items() if k != PRESENTER_PARAM})
+    return (st.context.url or f"/{url_path}") + ("?" + urllib.parse.urlencode(full) if full else "")

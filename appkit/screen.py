@@ -1,0 +1,62 @@
+"""A screen the browser never received: numbering each class screen, and drawing it again when lost.
+
+A class keeps a polling fragment on its screens (a follower's poll, the presenter's tally while a
+question is open), so each browser sends a rerun request every two seconds. Streamlit (1.67)
+forwards a run's messages to the browser from its event loop, after the run; when the next request
+reaches a session whose run has just ended but whose messages the loop has not yet forwarded (a busy
+server), it starts a new ScriptRunner and drops the old one's messages as "from a non-current
+ScriptRunner". A vote's redraw (the radio locked, "Your answer is counted") or a step's was then lost
+for good: the vote counted, the screen unchanged. So every run that draws a class screen numbers it
+and writes the number into the address as its last message (`mark_seen`); the browser sends its
+address with every request, and a poll that finds an older number there after CATCH_UP_S draws the
+page again. A server so busy that even that redraw arrives late waits twice as long before the next
+one (up to PATIENCE_MAX_S), so redraws cannot pile onto the load.
+
+What it leaves out: the class itself (appkit.classroom), which calls these.
+"""
+import time
+
+import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+from appkit.state import SEEN, in_class
+
+SCREEN = "class_screen"     # (number, time, patience in s) of the last screen this session drew
+CATCH_UP_S = 15.0      # how long a busy server may take to forward a run before it counts as lost
+PATIENCE_MAX_S = 60.0
+
+
+def mark_seen():
+    """The end of a run that drew a class screen (app.py after the page; lesson 1's panel after a
+    step or a vote): number the screen and put the number in the address, as the run's last message,
+    so that an address carrying it means the browser got the whole screen (see above)."""
+    if not in_class():
+        return
+    last, _, patience = st.session_state.get(SCREEN, (0, 0.0, CATCH_UP_S))
+    # the address still holds the browser's number here (appkit.links keeps it)
+    caught_up = st.query_params.get(SEEN) == str(last)
+    patience = CATCH_UP_S if caught_up or not last else min(2 * patience, PATIENCE_MAX_S)
+    st.session_state[SCREEN] = (last + 1, time.monotonic(), patience)
+    st.query_params[SEEN] = str(last + 1)
+
+
+def screen_lost() -> bool:
+    """Did this browser miss the last screen its session drew? Asked by a polling fragment's own
+    run: the address its request carries still holds an older number CATCH_UP_S (or the longer
+    patience of a busy server) after that screen was drawn. Never within a whole run, which draws the
+    screen again anyway (and whose address is the same old one: asking there would rerun it forever)."""
+    number, drawn_at, patience = st.session_state.get(SCREEN, (None, 0.0, CATCH_UP_S))
+    return (fragment_run() and number is not None and st.query_params.get(SEEN) != str(number)
+            and time.monotonic() - drawn_at > patience)
+
+
+def fragment_run() -> bool:
+    """Is this run a fragment's alone (a click inside one, or its timer), not the whole page?"""
+    ctx = get_script_run_ctx()
+    return bool(ctx and ctx.fragment_ids_this_run)
+
+
+def stop():
+    """st.stop, after numbering the screen drawn so far (a stopped run enqueues nothing more)."""
+    mark_seen()
+    st.stop()

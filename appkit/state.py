@@ -1,0 +1,75 @@
+"""Session-state keys and URL parameter names: the words every other appkit module shares.
+
+Session state that must survive a page switch uses keys starting with `keep_`: app.py
+re-assigns them on every run (`keep_session_state`), which stops Streamlit from dropping a
+widget's value when the page that owns it is not on screen. A page's own keys are
+`keep_<page id>_<name>` (`key`), with the page id from specviz.lessons.course, never from its title.
+
+What it leaves out: what the keys mean to a page (the pages), the class logic (appkit.classroom).
+"""
+import streamlit as st
+
+KEEP = "keep_"
+PRESENTER = KEEP + "presenter"   # presenter mode's toggle
+MODEL_SET = KEEP + "set"         # the sidebar's model set
+DEVICE = KEEP + "device"
+CLASS_ON = KEEP + "class_on"     # a follower's "Follow the presenter" toggle
+PREDICTED = KEEP + "predict_"    # + a prediction's key: the option chosen (a radio's key, kept across pages)
+REVEALED = KEEP + "revealed_"    # + a prediction's key: True once Reveal was pressed
+CLASS_LEAD = "class_lead"        # the presenter's class: {code, key, shown}
+CLASS_FOLLOW = "class_follow"    # a follower's class: {code, token, applied, state}
+FRAMED = "app_frame_running"     # True while app.py runs the page (see appkit.frame)
+
+# the address's parameters
+PRESENTER_PARAM = "presenter"    # ?presenter=1 opens a page in presenter mode
+CLASS_PARAM = "class"            # ?class=CODE follows that class
+SEEN = "seen"                    # the number of the last screen this browser received (appkit.screen)
+
+
+def key(page: str, name: str) -> str:
+    """A page's kept session key.
+
+    >>> key("dloop", "S")
+    'keep_dloop_S'
+    """
+    return f"{KEEP}{page}_{name}"
+
+
+def default(name: str, value):
+    """Give a widget key its first value (so widgets never also need value=)."""
+    if name not in st.session_state:
+        st.session_state[name] = value
+
+
+def at_most(name: str, most):
+    """Keep a widget's value within a host limit its range stops at (Streamlit raises otherwise)."""
+    if st.session_state.get(name, most) > most:
+        st.session_state[name] = most
+
+
+def keep_session_state():
+    """Re-assign every keep_ key so its value outlives the page that shows its widget."""
+    for name in list(st.session_state.keys()):
+        if str(name).startswith(KEEP):
+            st.session_state[name] = st.session_state[name]
+
+
+def presenter() -> bool:
+    return bool(st.session_state.get(PRESENTER, False))
+
+
+def leading() -> dict | None:
+    """The class this presenter leads, or None."""
+    return st.session_state.get(CLASS_LEAD)
+
+
+def following() -> bool:
+    """True while this browser follows a class it found, with its toggle on: its pages then draw the
+    presenter's settings and run no model by themselves (appkit.classroom)."""
+    f = st.session_state.get(CLASS_FOLLOW)
+    return bool(f and f.get("state") and st.session_state.get(CLASS_ON))
+
+
+def in_class() -> bool:
+    """Does this session lead or follow a class (and so poll it)?"""
+    return bool(leading()) or following()

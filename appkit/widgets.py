@@ -1,0 +1,72 @@
+"""Form widgets and labels every lesson uses: the settings rows, the block-size slider, escaping.
+
+Each widget is keyed, and its first value given with appkit.state.default, so no widget also
+needs value= (Streamlit warns when both set it).
+
+What it leaves out: the prediction widget (appkit.predict), what the settings mean (specviz).
+"""
+import re
+
+import streamlit as st
+
+from appkit.runtime import limits
+from appkit.state import at_most, default, key
+from specviz.generator.models import DRAFTER_LABELS
+
+
+def block_slider(where, label: str, most: int, name: str) -> int:
+    """A slider for the block size k, stopping at `most` or the host's limit, whichever is lower."""
+    top = min(most, limits().max_block_size)
+    at_most(name, top)
+    return where.slider(label, 1, top, key=name)
+
+
+def run_row(page: str, prompts: list[str], drafters: list[str], drafter_box: str, k_label: str,
+            most_k: int) -> int:
+    """One row of a live lesson's settings: prompt, drafter and k, kept under keep_<page>_*;
+    returns k."""
+    c1, c2, c3 = st.columns([2, 2, 1])
+    default(key(page, "prompt"), prompts[0])
+    default(key(page, "drafter"), drafters[0])
+    default(key(page, "k"), 4)
+    c1.selectbox("Prompt", prompts, key=key(page, "prompt"), format_func=prompt_label)
+    c2.selectbox(drafter_box, drafters, key=key(page, "drafter"), format_func=drafter_label)
+    return block_slider(c3, k_label, most_k, key(page, "k"))
+
+
+def rounds_and_seed(page: str, choices: list[int], start: int) -> tuple[int, int]:
+    """One row of a simulation's settings: how many rounds to draw, and the random seed, kept
+    under keep_<page>_n and keep_<page>_seed; returns (rounds, seed)."""
+    c1, c2 = st.columns(2)
+    default(key(page, "n"), start)
+    default(key(page, "seed"), 0)
+    n = c1.select_slider("rounds", choices, key=key(page, "n"))
+    return n, c2.number_input("random seed", 0, 10**6, step=1, key=key(page, "seed"))
+
+
+def prompt_label(prompt: str) -> str:
+    """A prompt on one line of a select box: a code prompt's line breaks show as ↵.
+
+    >>> prompt_label('def f(x):\\n    return')
+    'def f(x): ↵    return'
+    """
+    return prompt.replace("\n", " ↵")
+
+
+def drafter_label(name: str) -> str:
+    return DRAFTER_LABELS.get(name, name)
+
+
+def html(markup: str):
+    """Render builder output (already escaped by specviz.viz)."""
+    st.html(markup)
+
+
+def plain(text: str) -> str:
+    r"""Text from a user (a file name, a value out of a file) for a markdown element, shown as typed:
+    every sign that could start a link, an image, code, markup or a formula is escaped.
+
+    >>> plain("![x](http://h) <b>*a*</b>")
+    '\\!\\[x\\](http://h) \\<b\\>\\*a\\*\\</b\\>'
+    """
+    return re.sub(r"([\\`*\[\]<>!$~|])", r"\\\1", text)

@@ -1,0 +1,161 @@
+"""Lesson 1's controller: a recorded generation, where the page is in it, and how to move.
+
+The engine runs a round whole and records it (specviz.generator.trace); the page reveals the
+recorded round in three phases, draft -> verify -> commit, at a `Cursor`. A `Stepper` holds the
+trace, the live generation that can extend it, and the cursor: moving past the last recorded
+round runs the engine for the next one, moving back or resetting never calls a model, and a
+saved trace (or the class presenter's) replays with no model at all.
+
+  Cursor        which round is on screen and how much of it is revealed
+  Stepper       start, load, follow, move (forward, round, back, reset), go to a linked cursor
+
+What it leaves out: drawing (pages/draft_and_verify.py, specviz.viz) and reading the link
+(specviz.hosting.app_state reads a cursor from one).
+"""
+import contextlib
+import time
+from dataclasses import dataclass
+
+from specviz.generator.engine import Generation
+from specviz.generator.trace import Trace
+
+PHASE_ORDER = ("draft", "verify", "commit")
+ENDED_LIVE = "The generation has finished."
+ENDED_REPLAY = "End of the recorded trace."
+
+
+@dataclass(frozen=True)
+class Cursor:
+    """Where a page is in a recorded trace: `shown` rounds on screen (the current one is round
+    shown - 1) and the phase of the current round revealed so far.
+
+    >>> c = Cursor().forward(); c
+    Cursor(shown=1, phase='draft')
+    >>> c.forward().forward(), c.forward().forward().forward()
+    (Cursor(shown=1, phase='commit'), Cursor(shown=2, phase='draft'))
+    >>> Cursor(2, "draft").back(), Cursor(2, "verify").next_round()
+    (Cursor(shown=1, phase='commit'), Cursor(shown=2, phase='commit'))
+    """
+    shown: int = 0
+    phase: str = "commit"
+
+    def forward(self) -> "Cursor":
+        """The next phase; after commit, the draft phase of the next round."""
+        if self.phase == "commit":
+            return Cursor(self.shown + 1, "draft")
+        return Cursor(self.shown, PHASE_ORDER[PHASE_ORDER.index(self.phase) + 1])
+
+    def next_round(self) -> "Cursor":
+        """Finish the current round, or show the next one whole."""
+        if self.shown and self.phase != "commit":
+            return Cursor(self.shown, "commit")
+        return Cursor(self.shown + 1, "commit")
+
+    def back(self) -> "Cursor":
+        if self.shown == 0:
+            return self
+        if self.phase == "draft":
+            return Cursor(self.shown - 1, "commit")
+        return Cursor(self.shown, PHASE_ORDER[PHASE_ORDER.index(self.phase) - 1])
+
+
+class Stepper:
+    """A trace on screen, the generation that extends it (None when replaying), and the cursor.
+
+    `lock` wraps every model call (the app passes its server-wide engine lock). A move that cannot
+    happen (past the end) returns the sentence to show, and stops playing.
+
+    >>> s = Stepper()
+    >>> s.load('not json'), s.error[:24], s.trace
+    (False, 'Could not load the file:', None)
+    >>> s.move("forward")   # nothing recorded yet
+    'End of the recorded trace.'
+    """
+
+    def __init__(self, lock=contextlib.nullcontext):
+        self.lock = lock
+        self.trace: Trace | None = None
+        self.gen: Generation | None = None
+        self.cursor = Cursor()
+        self.replay = False
+        self.error: str | None = None
+        self.playing = False
+        self.last_move = 0.0
+
+    def start(self, models, prompt: str, settings) -> bool:
+        """Prefill a fresh generation (no round runs yet); False with `error` set when it cannot."""
+        self.error, self.playing = None, False
+        try:
+            with self.lock():
+                gen = Generation(models, prompt, settings)
+        except ValueError as e:
+            self.error = str(e)
+            return False
+        self._show(gen.trace, gen, replay=False)
+        return True
+
+    def load(self, data: str | bytes, name: str = "the file", max_new_tokens: int | None = None) -> bool:
+        """Replay a saved trace, checked whole before any of it is kept (specviz.generator.trace_schema);
+        False with `error` naming the first thing wrong."""
+        try:
+            trace = Trace.from_json(data, max_new_tokens=max_new_tokens)
+            if not trace.rounds:
+                raise ValueError("the trace holds no rounds")
+        except ValueError as e:
+            self.error = f"Could not load {name}: {e}"
+            return False
+        self.error = None
+        self._show(trace, None, replay=True)
+        return True
+
+    def follow(self, data: str, cursor: Cursor | None, max_new_tokens: int | None = None) -> bool:
+        """Replay a class presenter's recorded rounds at its cursor (the start when it is past them)."""
+        if not self.load(data, "the class's round", max_new_tokens):
+            return False
+        if cursor is not None and cursor.shown <= len(self.trace.rounds):
+            self.cursor = cursor
+        return True
+
+    def _show(self, trace: Trace, gen: Generation | None, replay: bool):
+        self.trace, self.gen, self.replay, self.cursor, self.playing = trace, gen, replay, Cursor(), False
+
+    def ensure(self, index: int) -> bool:
+        """Is round `index` recorded? Run the engine for it if needed and possible."""
+        if self.trace is None:
+            return False
+        while len(self.trace.rounds) <= index:
+            if self.gen is None or self.gen.done:
+                return False
+            with self.lock():
+                if self.gen.step() is None:
+                    return False
+        return True
+
+    def move(self, action: str) -> str | None:
+        """Move the cursor: "forward" (a phase), "round", "back" or "reset". Returns the sentence to
+        show when the end stops it (None otherwise, and for "back", which has nothing to say)."""
+        new = {"forward": self.cursor.forward, "round": self.cursor.next_round, "back": self.cursor.back,
+               "reset": Cursor}[action]()
+        self.last_move = time.monotonic()
+        if new.shown == 0 or self.ensure(new.shown - 1):
+            self.cursor = new
+            return None
+        self.playing = False
+        return None if action == "back" else ENDED_REPLAY if self.replay or self.gen is None else ENDED_LIVE
+
+    def go_to(self, cursor: Cursor) -> str | None:
+        """Run the rounds up to a linked cursor and show it; the sentence to show when the
+        generation ended before it."""
+        if cursor.shown == 0 or self.ensure(cursor.shown - 1):
+            self.cursor = cursor
+            return None
+        return (f"round {cursor.shown} was never reached: the generation ended after round "
+                f"{len(self.trace.rounds) if self.trace else 0}")
+
+    def toggle_play(self):
+        self.playing = not self.playing
+        self.last_move = 0.0
+
+    def due(self, tick_s: float) -> bool:
+        """While playing: has a tick passed since the last move?"""
+        return self.playing and time.monotonic() - self.last_move >= tick_s * 0.9
