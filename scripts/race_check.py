@@ -1,7 +1,7 @@
 """The home race as its page runs it, five clicks quiet and five with one core kept busy.
 
-Run from the repository root: `python -m scripts.race_check`. It measures the opening setting as
-the page does once per server (specviz.lessons.race.fastest_setting), then makes five "clicks"
+Run from the repository root: `python -m scripts.race_check`. It races the setting the page opens
+with (specviz.lessons.race.opening_setting), then makes five "clicks"
 per condition, each fitting the threads to the free cores and running five races of 40 greedy
 tokens (race.run, the median race replayed). "Busy" starts `python -c "while True: pass"` before
 its clicks and stops it after them, by its process id. Prints one line per click and a JSON
@@ -14,15 +14,15 @@ import sys
 from specviz.generator.models import load_embedded
 from specviz.generator.settings import Settings
 from specviz.generator.threads import fit_threads
-from specviz.hosting.app_state import PRESETS
+from specviz.lessons.presets import PRESETS
 from specviz.lessons import race
 
 m = load_embedded()
 fit_threads(m)
-best = race.fastest_setting(m, PRESETS[0], list(m.drafter_models))
-print("opening setting:", best["drafter"], "k =", best["block_size"], best["speedup"].label(unit="x"), flush=True)
-settings = Settings.greedy(best["drafter"], 40, block_size=best["block_size"])
-out = {"opening": [best["drafter"], best["block_size"], best["speedup"].as_dict()]}
+drafter, k = race.opening_setting(list(m.drafter_models), m.block_drafters(markov=True))
+print("opening setting:", drafter, "k =", k, flush=True)
+settings = Settings.greedy(drafter, 40, block_size=k)
+out = {"opening": [drafter, k]}
 for condition in ("quiet", "one core busy"):
     busy = subprocess.Popen([sys.executable, "-c", "while True: pass"]) if condition != "quiet" else None
     if busy:

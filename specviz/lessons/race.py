@@ -119,11 +119,25 @@ def verdict(plain: Runner, spec: Runner) -> dict:
             "wins": tokens_per_round > round_in_steps}
 
 
+def opening_setting(drafters: list[str], markov: list[str]) -> tuple[str, int]:
+    """The drafter and k the home race opens with before anything is measured: a block drafter with a
+    Markov head (DSpark's kind) at k = 4 where the set has one, else its first drafter at k = 4. The
+    page offers `fastest_setting` to measure the best one on this machine, on demand: a first page
+    must not wait for half a minute of measurements.
+
+    >>> opening_setting(["ar", "lookup", "dflash", "dspark"], ["dspark"]), opening_setting(["ar"], [])
+    (('dspark', 4), ('ar', 4))
+    """
+    if not drafters:
+        raise ValueError("this model set has no drafter to race")
+    return next((d for d in drafters if d in markov), drafters[0]), 4
+
+
 def fastest_setting(models, prompt: str, drafters: list[str], block_sizes=(2, 4), tokens: int = 24,
                     repeats: int = 3, progress=None) -> dict:
     """Measure every drafter at every block size against plain decoding on this server, the sides
     alternated (specviz.lessons.protocol), and return the fastest:
-    {"drafter", "block_size", "speedup": Spread, "tried": {label: Spread}}.
+    {"drafter", "block_size", "speedup": Spread, "tokens", "tried": {label: Spread}}.
 
     Short by default (three counted runs of 24 tokens after a warm-up, k = 2 and 4, ranked by
     their median): it chooses where the page opens, once per server, so one slow moment of a
@@ -138,5 +152,18 @@ def fastest_setting(models, prompt: str, drafters: list[str], block_sizes=(2, 4)
                               progress=lambda done, total, _: progress(done, total) if progress else None)
     tried = {name: protocol.ratio_spread(runs["plain"], runs[name]) for name in settings if name != "plain"}
     (drafter, k) = max(tried, key=lambda name: tried[name].median)
-    return {"drafter": drafter, "block_size": k, "speedup": tried[(drafter, k)],
+    return {"drafter": drafter, "block_size": k, "speedup": tried[(drafter, k)], "tokens": tokens,
             "tried": {f"{d} k={k}": s for (d, k), s in tried.items()}}
+
+
+def fastest_caption(best: dict, label=str) -> str:
+    """What `fastest_setting` found, in words: the setting, how many were measured, its speedup with spread.
+
+    >>> from specviz.lessons.protocol import Spread
+    >>> fastest_caption({"drafter": "dspark", "block_size": 4, "tried": {"a": 0, "b": 0}, "tokens": 24,
+    ...                  "speedup": Spread(1.4, 1.3, 1.5, 3)})
+    'Measured on this machine just now: dspark at k = 4 was the fastest of the 2 settings tried (1.40× (1.30–1.50× over 3 runs) against plain decoding over 24 tokens).'
+    """
+    return (f"Measured on this machine just now: {label(best['drafter'])} at k = {best['block_size']} was the fastest "
+            f"of the {len(best['tried'])} settings tried ({best['speedup'].label(unit='×')} against plain decoding "
+            f"over {best['tokens']} tokens).")
