@@ -124,17 +124,20 @@ def ready(model: torch.nn.Module, device: torch.device) -> torch.nn.Module:
     return use_fast_layouts(model) if device.type == "cpu" else model
 
 
-def load_model(path: Path, device, dtype, target=None, **hub):
-    """A causal LM, or a block drafter reading `target` if its config says so (ours or a published one).
+def load_model(source: str | Path, device, dtype, target=None, **hub):
+    """The one loader of every model a set holds, ready for inference on `device`: a block drafter
+    reading `target` if its folder's config says so (ours or a published one), else a causal LM
+    from a local folder or a Hugging Face hub id.
 
     `hub` goes to from_pretrained (local_files_only, trust_remote_code) for a causal LM.
     """
-    config = json.loads((path / "config.json").read_text())
+    path = Path(source)
+    config = json.loads((path / "config.json").read_text()) if (path / "config.json").is_file() else {}
     if config.get("model_type") == BlockDrafterConfig.model_type:
         return ready(BlockDrafterModel.from_pretrained(path, dtype=dtype), device).attach_target(target)
-    if detect(config, path / "config.json"):
+    if config and detect(config, path / "config.json"):
         return ready(load_published(path, target, device, dtype), device)
-    return ready(AutoModelForCausalLM.from_pretrained(path, dtype=dtype, **hub), device)
+    return ready(AutoModelForCausalLM.from_pretrained(str(source), dtype=dtype, **hub), device)
 
 
 def load_embedded(device: str | None = None, models_dir: Path = MODELS_DIR) -> ModelSet:

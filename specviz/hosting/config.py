@@ -33,7 +33,7 @@ import torch
 
 from specviz.generator.drafters.block_model import BlockDrafterConfig
 from specviz.generator.drafters.published import detect
-from specviz.generator.models import LOOP_SUFFIX, ModelSet, load_embedded, load_model, pick_device, ready
+from specviz.generator.models import LOOP_SUFFIX, ModelSet, load_embedded, load_model, pick_device
 from specviz.generator.settings import MAX_BLOCK, Settings
 
 REPO_CONFIG = Path(__file__).resolve().parents[2] / "specviz.toml"
@@ -316,7 +316,7 @@ def _embedded(spec: SetConfig, dev: torch.device, dtype: torch.dtype | None) -> 
 
 
 def _foreign(spec: SetConfig, dev: torch.device, dtype: torch.dtype, allow_download: bool) -> ModelSet:
-    from transformers import AutoModelForCausalLM, AutoTokenizer
+    from transformers import AutoTokenizer
 
     offline = not allow_download or os.environ.get("HF_HUB_OFFLINE", "0") not in ("", "0")
     # passed only when the host turned it on, so a model's own code never runs by default
@@ -335,7 +335,7 @@ def _foreign(spec: SetConfig, dev: torch.device, dtype: torch.dtype, allow_downl
 
     def causal_lm(path: str, what: str):
         try:
-            return ready(AutoModelForCausalLM.from_pretrained(path, dtype=dtype, **extra), dev)
+            return load_model(path, dev, dtype, **extra)
         except Exception as e:
             raise ModelSetError(f"{what}: {_one_line(e)}") from e
 
