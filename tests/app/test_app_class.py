@@ -1,0 +1,106 @@
+"""A class in AppTest: a presenter and followers in one server process (one Classroom).
+
+The presenter starts a class on lesson 1, followers open the class link, the presenter steps,
+the followers show the same round and phase from the presenter's recorded trace, each votes
+once, the presenter sees the count and reveals, and every follower then sees the answer with
+the class's distribution. Browsers and two server processes are in test_browser_class.py.
+"""
+from streamlit.testing.v1 import AppTest
+
+from tests.app.test_app_pages import APP, button
+
+
+def presenter_on_lesson1() -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=300)
+    at.session_state["keep_presenter"] = True
+    at.run()
+    at.switch_page("pages/draft_and_verify.py").run()
+    button(at, "Start a class").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def follower(code: str) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=300)
+    at.query_params["class"] = code
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def test_followers_show_the_presenters_round_vote_once_and_see_the_reveal():
+    teacher = presenter_on_lesson1()
+    code = teacher.session_state["class_lead"]["code"]
+    assert any(f"Class {code}" in m.value for m in teacher.markdown)
+    students = [follower(code) for _ in range(3)]
+    for s in students:
+        assert s.session_state["draft"]["stepper"].trace.new_ids == teacher.session_state["draft"]["stepper"].trace.new_ids[:len(
+            s.session_state["draft"]["stepper"].trace.new_ids)]
+    button(teacher, "Next phase").click().run()            # round 1, draft: the prediction is open
+    for s in students:
+        s.run()
+        assert s.session_state["draft"]["stepper"].cursor == teacher.session_state["draft"]["stepper"].cursor
+        assert not any(b.label == "Reveal" for b in s.button)     # only the presenter reveals
+    key = "keep_predict_draft_0"
+    for s, choice in zip(students, [1, 1, 2]):
+        s.radio(key=key).set_value(choice).run()
+        assert s.radio(key=key).disabled                     # one vote: the choice is locked once counted
+        assert any(f"You answered **{choice}**" in c.value for c in s.caption)   # and said in words
+        s.run()
+        assert any(f"You answered **{choice}**" in c.value for c in s.caption)
+    teacher.run()
+    said = "\n".join(m.value for m in teacher.markdown)
+    assert "**The class answered** (3 votes)" in said and "1: 2" in said and "2: 1" in said
+    teacher.button(key="predict_reveal_draft_0").click().run()
+    for s in students:
+        s.run()
+        assert s.session_state["draft"]["stepper"].cursor == teacher.session_state["draft"]["stepper"].cursor
+        shown = "\n".join(m.value for m in s.markdown)
+        assert "the target kept" in shown and "**The class answered** (3 votes)" in shown
+
+
+def test_an_unknown_or_malformed_class_code_is_named_and_the_page_still_works():
+    for code, message in [("ABCDEFGH", "No class has this code"), ("<b>x</b>", "A class code is 8 letters")]:
+        at = follower(code)
+        assert any(message in e.value for e in at.error), code
+        assert at.title and "Draft, then verify" in at.title[0].value     # the home page, usable alone
+
+
+def test_each_class_screen_ends_by_numbering_itself_in_the_address():
+    """Under load Streamlit can drop the messages of a run that has just ended (appkit's note above
+    `mark_seen`): so each run that draws a class screen ends by writing its number into the address,
+    which the browser sends back with every poll, and a poll that finds an older one draws the page
+    again. The number is each session's own: the presenter's never reaches its followers' view."""
+    teacher = presenter_on_lesson1()
+    student = follower(teacher.session_state["class_lead"]["code"])
+    button(teacher, "Next phase").click().run()
+    student.run()
+    for at in (teacher, student):
+        number = str(at.session_state["class_screen"][0])
+        assert at.query_params["seen"] in (number, [number])
+    assert "seen" not in teacher.session_state["class_lead"]["shown"]["params"]
+    assert "seen" not in student.session_state["class_view"]["params"]
+
+
+def test_a_follower_on_a_live_lesson_runs_no_model_by_itself():
+    """Lesson 7 measures on its first visit and lesson 2 computes p and q after its prompt; a
+    follower's screen does neither by itself: it shows the presenter's distributions (sent with the
+    presenter's view), and measures only when the student presses the button."""
+    teacher = presenter_on_lesson1()
+    student = follower(teacher.session_state["class_lead"]["code"])
+    teacher.switch_page("pages/cost_per_token.py").run()
+    assert "measurement" in teacher.session_state
+    student.run()
+    assert student.title[0].value.startswith("7 · Cost per token")
+    assert "measurement" not in student.session_state
+    assert any("runs no model by itself" in i.value for i in student.info)
+    teacher.switch_page("pages/sampling_lossless.py").run()
+    student.run()
+    shared = student.session_state["class_view"]["shared"]["sampling_dist"]["value"]
+    assert shared["p"] == teacher.session_state["class_shared"]["sampling_dist"]["value"]["p"]
+    assert not any(b.label.startswith("Run ") for b in student.button)   # nothing to ask: the presenter's is shown
+    assert not student.exception, [e.value for e in student.exception]
+    teacher.switch_page("pages/home.py").run()   # the race's opening setting is not measured for a follower
+    student.run()
+    assert student.title[0].value == "Draft, then verify"
+    assert not student.exception and not student.error, [e.value for e in student.exception or student.error]

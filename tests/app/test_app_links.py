@@ -1,0 +1,119 @@
+"""AppTest for links: every page ends with the next one, a page's settings travel in its address
+(read once, checked, written back), and presenter mode shows that address as a QR code."""
+import ast
+import urllib.parse
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+import appkit
+from specviz.hosting.app_state import LINKED
+from specviz.lessons.presets import PRESETS
+from specviz.viz.export import qr_image
+from tests.paths import ROOT
+
+APP = str(ROOT / "app.py")
+ORDER = [appkit.HOME.file] + [lesson.file for lesson in appkit.LESSONS]
+
+
+def open_page(page: str, **query) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=300)
+    for k, v in query.items():
+        at.query_params[k] = v
+    at.switch_page(page).run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def next_link(at: AppTest) -> tuple[str, str]:
+    link = [pl.proto for pl in at.get("page_link") if pl.proto.label.startswith("Next: ")][-1]
+    return link.label, link.page
+
+
+def test_every_page_ends_by_calling_next_lesson():
+    for path in ORDER:
+        last = ast.parse((ROOT / path).read_text()).body[-1]
+        call = last.value
+        assert isinstance(last, ast.Expr) and ast.unparse(call.func) == "appkit.next_lesson", path
+        assert ast.unparse(call.args[0]) == "__file__", path
+
+
+def test_the_next_page_follows_the_course_order_and_the_glossary_leads_home():
+    # model-free pages: lesson 5 and the glossary
+    assert next_link(open_page("pages/biased_admission.py")) == ("Next: 6 · DLoop: more stages, one check", "dloop")
+    assert next_link(open_page("pages/glossary.py")) == ("Next: Home: draft, then verify", "")
+
+
+def test_a_link_sets_lesson_two_and_the_address_follows_the_widgets():
+    at = open_page("pages/sampling_lossless.py", temp="0.5", prompt=PRESETS[2], other="1")
+    assert at.slider(key="keep_sampling_temp").value == 0.5
+    assert at.selectbox(key="keep_sampling_prompt").value == PRESETS[2]
+    assert at.toggle(key="keep_sampling_other").value is True
+    assert not at.warning
+    at.slider(key="keep_sampling_temp").set_value(0.7).run()
+    assert at.query_params["temp"] == "0.7" and at.query_params["prompt"] == PRESETS[2]
+
+
+def test_bad_values_in_lesson_two_s_link_are_named_and_the_defaults_kept():
+    at = open_page("pages/sampling_lossless.py", temp="9", prompt="<script>", other="maybe")
+    assert at.slider(key="keep_sampling_temp").value == 1.0 and at.selectbox(key="keep_sampling_prompt").value == PRESETS[0]
+    assert at.toggle(key="keep_sampling_other").value is False
+    assert [w.value for w in at.warning] == [
+        "A setting in the link was ignored: prompt must be one of " + ", ".join(PRESETS) + ", got '<script>'. "
+        "The default is used instead.",
+        "A setting in the link was ignored: temp must be between 0.1 and 2.0, got 9. The default is used instead.",
+        "A setting in the link was ignored: other must be 1 or 0, got 'maybe'. The default is used instead."]
+
+
+def test_the_linked_bounds_are_the_widgets_own():
+    at = open_page("pages/cost_per_token.py", base="12.5", round="20", tokens="3", k="2")
+    assert (at.number_input(key="keep_cost_base").value, at.number_input(key="keep_cost_round").value,
+            at.number_input(key="keep_cost_tokens").value, at.slider(key="keep_cost_k").value) == (12.5, 20.0, 3, 2)
+    for name, field in LINKED["cost"].items():
+        if field.lo is not None:
+            widget = next(w for w in [*at.number_input, *at.slider] if w.key == f"keep_cost_{name}")
+            assert (widget.min, widget.max) == (field.lo, field.hi), name
+
+
+def test_bad_values_in_lesson_seven_s_link_are_named_and_the_defaults_kept():
+    at = open_page("pages/cost_per_token.py", tokens="0", base="fast", k="99")
+    assert (at.number_input(key="keep_cost_base").value, at.number_input(key="keep_cost_tokens").value,
+            at.slider(key="keep_cost_k").value) == (10.0, 4, 4)
+    assert [w.value for w in at.warning] == [
+        f"A setting in the link was ignored: {e}. The default is used instead." for e in
+        ["base must be a number, got 'fast'", "tokens must be between 1 and 64, got 0",
+         "k must be between 1 and 12, got 99"]]
+
+
+def test_a_link_opens_lesson_one_at_its_round_and_phase():
+    at = open_page("pages/draft_and_verify.py", k="3", round="2", phase="verify")
+    html = "\n".join(h.value for h in at.get("html"))
+    assert "<b>round 2</b>" in html and 'sv-phase on">2. verify' in html
+    assert at.slider(key="keep_draft_k").value == 3
+    assert (at.query_params["round"], at.query_params["phase"], at.query_params["k"]) == ("2", "verify", "3")
+    next(b for b in at.button if b.label.startswith("Next phase")).click().run()
+    assert (at.query_params["round"], at.query_params["phase"]) == ("2", "commit")
+
+
+def test_a_bad_round_in_lesson_one_s_link_is_named_and_it_opens_ready():
+    at = open_page("pages/draft_and_verify.py", round="many", phase="later")
+    assert "**Ready** (live)" in "\n".join(m.value for m in at.markdown)
+    assert [w.value for w in at.warning] == [
+        f"A setting in the link was ignored: {e}. The default is used instead." for e in
+        ["round must be a number, got 'many'", "phase must be one of draft, verify, commit, got 'later'"]]
+
+
+def test_presenter_mode_shows_the_share_link_as_a_qr_code_of_exactly_that_link():
+    at = open_page("pages/biased_admission.py", presenter="1", p="0.6")
+    at.slider(key="keep_admission_q").set_value(0.4).run()
+    assert (at.query_params["p"], at.query_params["q"], at.query_params["presenter"]) == ("0.6", "0.4", "1")
+    link = at.code[-1].value
+    query = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(link).query))
+    assert query == {"p": "0.6", "q": "0.4"}   # the settings on screen; the class gets no presenter mode
+    assert urllib.parse.urlsplit(link).path.endswith("/biased_admission")
+    assert any(f'src="{qr_image(link)}"' in h.value for h in at.get("html"))
+
+
+def test_without_presenter_mode_there_is_no_qr_code():
+    at = open_page("pages/biased_admission.py")
+    assert not at.code and not any("data:image/svg+xml" in h.value for h in at.get("html"))

@@ -1,0 +1,235 @@
+"""AppTest for the home page and lessons 2 to 8.
+
+Each test starts the whole app (app.py: navigation, sidebar, model loading) and switches to a
+page, as a browser would. Lesson 1 has its own file.
+"""
+import json
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+from tests.paths import ROOT
+
+APP = str(ROOT / "app.py")
+
+
+def open_page(path: str | None = None, timeout: float = 120) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=timeout).run()
+    if path:
+        at.switch_page(path).run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def text(at: AppTest) -> str:
+    """Everything a learner can read: markdown, metrics, html and tables."""
+    parts = [m.value for m in at.markdown] + [f"{m.label} {m.value}" for m in at.metric]
+    parts += [h.value for h in at.get("html")] + [str(t.value.to_dict()) for t in at.table]
+    return "\n".join(parts)
+
+
+def button(at: AppTest, label: str):
+    return next(b for b in at.button if b.label.startswith(label))
+
+
+def predict(at: AppTest, key: str, choice) -> AppTest:
+    """Answer a page's prediction (appkit.predict), which reveals what the page holds back until then."""
+    at.radio(key="keep_predict_" + key).set_value(choice).run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def test_home_explains_and_links_every_lesson():
+    at = open_page()
+    assert "Draft, then verify" in at.title[0].value
+    links = [p.proto.page for p in at.get("page_link")]
+    assert links == ["draft_and_verify", "sampling_lossless", "parallel_drafting", "verification_budget",
+                     "biased_admission", "dloop", "cost_per_token", "reading_a_speedup", "inside_a_round",
+                     "glossary",
+                     "draft_and_verify"]     # the page's last link: on to the next lesson
+
+
+def test_home_race_shows_identical_greedy_text_and_measured_speeds():
+    at = open_page()
+    predict(at, "home", "yes, token for token")
+    button(at, "Start the race").click().run()
+    assert not at.exception
+    body = text(at)
+    assert "**Same text:** yes, token for token" in body
+    assert "ms/token" in body and "speedup" in body
+    assert "over 5 runs" in body     # the speedup is the median of five races, shown with their range
+    assert any("The race opens with" in c.value and "measured on this server" in c.value for c in at.caption)
+    assert any("Shown in slow motion: the race ran first with nothing drawn" in c.value for c in at.caption)
+
+
+def test_sidebar_reports_the_loaded_models():
+    at = open_page()
+    status = " ".join(c.value for c in at.sidebar.caption)
+    assert "target" in status and "drafters: autoregressive (1-layer model)" in status
+
+
+def test_lesson5_shows_the_appendix_a_figures():
+    at = predict(open_page("pages/biased_admission.py"), "admission", "exactly p(A)")
+    body = text(at)
+    for figure in ("Θ₀ = 1.0", "Θ₁ = 0.9", "Θ₂ = 1.134", "Θ₂ = 0.81", "P(A) = 0.85", "P(A) = 0.7"):
+        assert figure in body, figure
+    assert len(at.get("plotly_chart")) == 3
+
+
+def test_lesson5_answer_follows_edited_distributions():
+    at = open_page("pages/biased_admission.py")
+    predict(at, "admission", "more than p(A)")
+    assert "0.5·1.0 + 0.5·0.7 = **0.85**" in text(at)
+    at.slider(key="keep_admission_p").set_value(0.5).run()
+    body = text(at)
+    assert "P(A) = 0.75" in body      # 0.5 * 1 + 0.5 * 0.5
+    assert "P(A) = 0.85" not in body
+
+
+def test_lesson7_calculator_reproduces_the_seed_example():
+    at = predict(open_page("pages/cost_per_token.py"), "cost", "slower")
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["ms per token"] == "3.50 ms" and metrics["speedup"] == "2.86×"
+    assert metrics["break-even, tokens a round"] == "1.40"   # 14 ms / 10 ms
+    assert "**14 ms per token**" in text(at) and "slower" in text(at)
+    at.number_input(key="keep_cost_tokens").set_value(1).run()
+    assert {m.label: m.value for m in at.metric}["ms per token"] == "14.00 ms"
+
+
+def test_lesson7_measures_live_costs_and_widths():
+    at = open_page("pages/cost_per_token.py")
+    labels = [m.label for m in at.metric]
+    assert "plain decoding, per token" in labels and "tokens per round" in labels
+    assert "committed tokens =" in text(at)
+    assert "If drafting and bookkeeping cost nothing" in text(at)
+    charts = len(at.get("plotly_chart"))
+    button(at, "Time the target").click().run()
+    assert not at.exception
+    assert len(at.get("plotly_chart")) == charts + 1
+    assert "a one-token step here" in text(at)
+    # the layouts the target's matrix products use, timed at load: each shape at 1 row and at k + 1
+    layouts = at.dataframe[0].value
+    assert set(layouts["rows"]) == {1, at.slider(key="keep_cost_k").value + 1}
+    assert "384 → 6144" in set(layouts["layer"])                       # the LM head
+    assert set(layouts["in use"]) <= {"as stored", "Wᵀ copy", "W·xᵀ", "oneDNN packed"}
+
+
+def test_lesson8_fills_the_checklist_beside_reported_figures():
+    at = predict(open_page("pages/reading_a_speedup.py"), "speedup", "can't tell without measuring")
+    table = at.table[0].value
+    assert list(table.index) == ["target", "baseline", "sampling rule", "hardware", "engine",
+                                 "context and output lengths", "load", "timed boundary", "result"]
+    ours = table["this app, measured now"]
+    assert "identical to the baseline: yes" in ours["sampling rule"]
+    assert "ms/token" in ours["result"] and "prefill" in ours["timed boundary"]
+    assert "medians, with the range over the runs" in ours["timed boundary"] and "weight layout" in ours["engine"]
+    body = text(at)
+    assert "4.86 → 6.06" in body and "3.17× → 2.90×" in body and "3.68×" in body
+
+
+def test_lesson8_puts_prose_and_code_side_by_side_with_the_same_drafter():
+    at = open_page("pages/reading_a_speedup.py")
+    button(at, "Compare prose and code").click().run()
+    assert not at.exception
+    table = at.table[-1].value
+    assert list(table.columns) == ["prose", "code"]
+    assert list(table.index) == ["speedup", "tokens per target forward", "drafting a round", "verifying a round",
+                                 "plain decoding", "prompts"]
+    assert "def create_empty_file(filename): ↵" in table["code"]["prompts"]
+    body = text(at)
+    assert "tokens per target forward on code against" in body and "the **surviving prefix** is the one the workload moves" in body
+    assert any("over 6 paired runs" in c.value for c in at.caption)
+
+
+def test_a_prompt_box_offers_code_beside_prose_and_runs_it():
+    at = open_page("pages/sampling_lossless.py")
+    box = at.selectbox(key="keep_sampling_prompt")
+    assert 'def mean(values): ↵    """Return the average of the numbers in values.""" ↵    return sum(' in box.options
+    box.select_index(len(box.options) - 1).run()       # the docstring to finish
+    assert not at.exception and at.selectbox(key="keep_sampling_prompt").value.startswith("class Stack:\n")
+
+
+def test_lesson2_rebuilds_p_from_the_real_models():
+    at = predict(open_page("pages/sampling_lossless.py"), "sampling", "p (the target)")
+    assert len(at.get("plotly_chart")) == 3
+    assert "acceptance rate" in text(at)
+
+
+def test_lesson2_seed_example_and_three_sentences():
+    at = predict(open_page("pages/sampling_lossless.py"), "sampling", "p (the target)")
+    at.radio(key="keep_sampling_source").set_value("the article's 0.4 / 0.2 example").run()
+    assert "0.4 × 0.5 = **0.2**" in text(at)
+    button(at, "Sample three continuations").click().run()
+    assert not at.exception
+    names = [m.value for m in at.markdown if m.value.startswith("**") and "seed" in m.value]
+    assert names == ["**plain sampling, random seed 1:**", "**speculative sampling, random seed 1:**",
+                     "**speculative sampling, random seed 2:**"]
+    assert len(at.text) == 3
+
+
+def test_lesson2_draws_a_typed_distribution_and_rejects_one_that_is_not():
+    import pandas as pd
+    at = predict(open_page("pages/sampling_lossless.py"), "sampling", "p (the target)")
+    at.radio(key="keep_sampling_source").set_value("typed by hand").run()
+    assert not at.exception and not at.error and len(at.get("plotly_chart")) == 3
+    # the table as a learner leaves it after typing a negative probability into p
+    at.session_state["sampling_table"] = pd.DataFrame({"token": ["A", "B", "C"], "p": [0.6, -0.3, 0.1],
+                                                 "q": [0.2, 0.3, 0.5]})
+    at.run()
+    assert not at.exception and len(at.get("plotly_chart")) == 0
+    assert [e.value for e in at.error] == ["Those numbers are not distributions: p needs non-negative values "
+                                           "with a positive sum."]
+
+
+def test_lesson6_counts_sk_plus_one_and_runs_a_live_round_and_sweep():
+    at = open_page("pages/dloop.py")
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["one check of S stages commits at most"] == "S·k+1 = 13"   # S = 3, k = 4
+    assert metrics["S separate checks commit at most"] == "S(k+1) = 15"
+    button(at, "Draft and check one round").click().run()
+    assert not at.exception
+    assert "Σ log q vs threshold" in text(at) and "from one target pass" in text(at)
+    at.multiselect(key="keep_dloop_sweep").set_value([-2.0]).run()
+    button(at, "Run the sweep").click().run()
+    assert not at.exception
+    assert set(at.dataframe[0].value["drafter"]) == {"DLoop (DSpark stages, loop-aware training)",
+                                                     "DLoop without loop-aware training"}   # labels, never keys
+    assert "7.50" in text(at) and "3.68×" in text(at)
+    priced = at.dataframe[1].value                  # priced from the sweep's runs, no second measurement
+    assert list(priced["g"]) == ["-2", "-2"]
+    verdicts = {"pays", "does not pay", "within this machine's noise", "gate never opened"}
+    assert set(priced["pays for itself"]) <= verdicts     # whether the gate opens on this prompt is the models'
+    for label, verdict in zip(priced["drafter"], priced["pays for itself"]):
+        if verdict == "gate never opened":
+            assert f"{label}: at g = -2 the gate never opened." in text(at)
+        else:
+            assert f"{label}: at g = -2" in text(at)
+    chart = at.get("plotly_chart")[0].proto
+    assert [trace["name"] for trace in json.loads(chart.spec)["data"]] == [
+        "DLoop (DSpark stages, loop-aware training)", "DLoop (DSpark stages, loop-aware training), one stage a round",
+        "DLoop without loop-aware training", "DLoop without loop-aware training, one stage a round"]
+    assert json.loads(chart.config)["toImageButtonOptions"]["filename"] == "lesson6-threshold-sweep"   # for slides
+
+
+def test_lesson3_compares_marginals_with_the_markov_head_and_samples_blocks():
+    at = predict(open_page("pages/parallel_drafting.py"), "parallel", "a few")
+    assert len(at.get("plotly_chart")) == 2                       # DFlash and DSpark phrase charts
+    assert text(at).count("P(“of problem”)") == 2
+    button(at, "Sample 200").click().run()
+    assert not at.exception
+    assert "DFlash (parallel block): “of problem” **" in text(at) and "of 200" in text(at)
+    button(at, "Time drafting").click().run()
+    assert not at.exception and len(at.get("plotly_chart")) == 4
+
+
+def test_lesson4_allocates_live_drafts_with_algorithm1():
+    at = predict(open_page("pages/verification_budget.py"), "budget", "less")
+    at.slider(key="keep_budget_R").set_value(3).run()
+    button(at, "Draft, profile and allocate").click().run()
+    assert not at.exception
+    body = text(at)
+    assert body.count("prefix survival a") >= 3 and "Admitted per request: request 1:" in body
+    steps = at.dataframe[0].value
+    assert steps["candidate"][0] == "anchors only" and steps["B"][0] == 3
+    load = at.dataframe[1].value
+    assert list(load["requests"]) == [1, 2, 3]
+    assert all(load["padded slots"] >= load["ragged slots"])

@@ -1,0 +1,110 @@
+"""AppTest: what the two source articles teach is on its page, credited to its source by title, and
+what goes beyond them is gone.
+
+Each case opens one page as a browser would (through app.py), answers its prediction or presses
+its button where the passage waits for one, and reads every text element. A passage "cited"
+must name *How speculative decoding checks ahead* in the same element; one that is the app's own
+must say so. Widgets are found by their labels, not their keys.
+"""
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from specviz.lessons import glossary
+from tests.paths import ROOT
+
+APP = str(ROOT / "app.py")
+TITLE = "How speculative decoding checks ahead"
+
+# page: (an option to choose in whichever radio offers it, or None; a button to press or None;
+#        [(phrase, must the same element cite the source by title)], [phrases no longer on the page])
+CASES = {
+    "pages/sampling_lossless.py": ("the article's 0.4 / 0.2 example", None, [
+        ("The other two tokens are **this app's**", False),
+        ("**another** (target 0.5, drafter 0.3) and **a third** (0.3 and 0.3)", False),
+    ], []),
+    "pages/parallel_drafting.py": (None, None, [
+        ("an **alternative recurrent head** carries more within-block history", True),
+        ("how much additional surviving prefix repays the head's latency", True),
+        ("The embedded DFlash has DFlash's mechanics but reads its proposals in DSpark's alignment", False),
+    ], []),
+    "pages/verification_budget.py": (None, "Draft, profile and allocate", [
+        ("a default synthetic 8192-token context** that may need adjustment", True),
+        ("**shape profiling, backend restrictions", True),
+        ("**parallel backbone pass that produced it remains a cost of the round**", True),
+        ("From the DSpark paper: the name Algorithm 1", False),
+    ], ["This app's own: the name Algorithm 1"]),
+    "pages/biased_admission.py": ("exactly p(A)", None, [
+        ("it admits ℓ = 0 whatever x₁ is, so the target always draws afresh", True),
+        ("the policy that speculates without bias", True),
+        ("the names Algorithm 1 and Θ = τ · SPS(B) are the DSpark paper's", False),
+    ], ["Algorithm 1 with the stop", "and the names Algorithm 1, τ and Θ"]),
+    "pages/dloop.py": (None, None, [
+        ("**an early rejection discards every later block**", True),
+        ("DSpark may **prune** a suffix while DLoop may **extend** a draft", True),
+        ("the parallel backbone pass that produced it remains a cost of the round", True),
+        ("**not call the confidence predictor, the step-rate cost table or load-aware prefix selection**", True),
+        ("**no matched evaluation combining DLoop's stages with DSpark's global confidence scheduler**", True),
+        ("This app's DLoop drafters are likewise DLoop's stages on the DSpark drafter", False),
+    ], []),
+    "pages/cost_per_token.py": (None, None, [
+        ("**small distributed communication operations that remain latency-bound**", True),
+        ("a **large** model *can* spend much of a step moving weights", True),
+    ], ["the step is dominated by reading the weights"]),
+    "pages/reading_a_speedup.py": ("can't tell without measuring", None, [
+        ("questions of that closing checklist, and a **result** row this app adds", False),
+        ("Table A2's reported throughput (tok/s); not stated whether aggregate or per user", False),
+    ], ["several concurrencies, up to 32", "aggregate throughput (tok/s), not per-user latency"]),
+    "pages/inside_a_round.py": (None, None, [
+        ("aligns these predictions with a **frozen target**", True),
+        ("**leaking between training blocks**", True),
+        ("is **not rerun for each proposed token**", True),
+        ("**The embedded DFlash reads its proposals DSpark's way**", True),
+        ("DFlash's own alignment drops the anchor slot's output", True),
+    ], []),
+}
+
+
+def elements(at: AppTest) -> list[str]:
+    """Every text a learner can read on the page, one string per element."""
+    out = [m.value for m in at.markdown] + [c.value for c in at.caption] + [i.value for i in at.info]
+    out += [f"{m.label} {m.value}" for m in at.metric] + [str(t.value.to_dict()) for t in at.table]
+    return out
+
+
+def opened(page: str, choice: str | None, press: str | None) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=300).run()
+    at.switch_page(page).run()
+    assert not at.exception, [e.value for e in at.exception]
+    if choice:   # a prediction's answer, or which distributions to show
+        next(r for r in at.radio if choice in r.options).set_value(choice).run()
+    if press:
+        next(b for b in at.button if b.label.startswith(press)).click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+@pytest.mark.parametrize("page", list(CASES))
+def test_each_source_point_is_on_its_page_with_its_source(page):
+    choice, press, present, absent = CASES[page]
+    texts = elements(opened(page, choice, press))
+    for phrase, cited in present:
+        holding = [t for t in texts if phrase in t]
+        assert holding, f"{page}: {phrase!r} is not on the page"
+        if cited:
+            assert any(TITLE in t for t in holding), f"{page}: {phrase!r} does not name its source"
+    for phrase in absent:
+        assert not any(phrase in t for t in texts), f"{page}: still says {phrase!r}"
+
+
+def test_the_glossary_credits_each_name_to_whoever_gave_it():
+    source = {term: glossary.lookup(term)["source"] for term in (
+        "Algorithm 1", "τ and Θ", "retrospective policy", "retrospective search", "top-k", "temperature",
+        "token", "leading space")}
+    assert source["Algorithm 1"] == source["τ and Θ"] == glossary.DSPARK_PAPER
+    assert source["retrospective policy"] == glossary.CHECKS_AHEAD     # the article's words
+    assert source["retrospective search"] == source["top-k"] == source["temperature"] == glossary.APP
+    assert source["leading space"] == glossary.APP and "leading space" not in glossary.lookup("token")["definition"]
+    draft_verify = next(w for w in glossary.WORKS if w[0] == glossary.DRAFT_VERIFY)
+    assert "chef" not in draft_verify[3]                                # no page tells the analogy

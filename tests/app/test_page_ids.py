@@ -1,0 +1,54 @@
+"""Stable page ids (appkit.course): a page's session keys and link settings use the id declared
+with it, never its title, so renumbering or renaming a lesson breaks no key and no shared link."""
+import ast
+import re
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from appkit import course
+from specviz.hosting.app_state import LINKED
+
+from tests.paths import ROOT
+APP = str(ROOT / "app.py")
+SHARED_KEYS = {"predict", "revealed", "class", "set", "device", "presenter"}   # appkit's own keep_ keys
+
+
+def test_every_page_is_declared_once_with_a_unique_id_and_file():
+    ids, files = [p.id for p in course.COURSE], [p.file for p in course.COURSE]
+    assert len(set(ids)) == len(ids) and len(set(files)) == len(files)
+    assert {p.file for p in course.COURSE} == {f"pages/{f.name}" for f in (ROOT / "pages").glob("*.py")}
+    assert set(LINKED) | {"draft"} == set(ids)   # link settings by id (lesson 1 links its generation itself)
+
+
+@pytest.mark.parametrize("page", course.COURSE, ids=lambda p: p.id)
+def test_a_page_keeps_its_settings_under_its_own_id(page):
+    """Every keep_<x>_ key a page names is its own (or appkit's): a key written with another page's id,
+    or with a number read off a title, would be shared or lost when the course changes."""
+    source = (ROOT / page.file).read_text()
+    names = {m.group(1) for m in re.finditer(r"keep_([a-z0-9]+)_", source)}
+    assert names <= {page.id} | SHARED_KEYS, names
+    assert not re.search(r"[\"']l[0-9]+[_\"']", source)   # the old title-digit prefixes (l1 … l9)
+
+
+def test_renumbering_and_renaming_the_lessons_keeps_every_key_and_shared_link(monkeypatch):
+    renamed = [course.Page(p.id, p.file, f"{len(course.LESSONS) - i} · renamed {p.title[::-1]}")
+               for i, p in enumerate(course.LESSONS)]
+    monkeypatch.setattr(course, "LESSONS", renamed)
+    monkeypatch.setattr(course, "COURSE", [course.HOME, *renamed])
+    at = AppTest.from_file(APP, default_timeout=300)
+    at.query_params.update({"p": "0.6", "q": "0.4", "n": "500", "seed": "3"})
+    at.switch_page("pages/biased_admission.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert (at.session_state["keep_admission_p"], at.session_state["keep_admission_q"],
+            at.session_state["keep_admission_n"], at.session_state["keep_admission_seed"]) == (0.6, 0.4, 500, 3)
+    assert not at.warning
+    nxt = [pl.proto for pl in at.get("page_link") if pl.proto.label.startswith("Next: ")][-1]
+    assert nxt.label == "Next: " + renamed[5].title   # the course's own order, under the new titles
+
+
+def test_the_ids_are_not_read_off_the_titles():
+    tree = ast.parse((ROOT / "appkit" / "course.py").read_text())
+    for call in (n for n in ast.walk(tree) if isinstance(n, ast.Call) and getattr(n.func, "id", "") == "Page"):
+        assert isinstance(call.args[0], ast.Constant), ast.unparse(call)   # an id is written, not derived

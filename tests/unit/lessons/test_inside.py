@@ -1,0 +1,92 @@
+"""Lesson 9's computations and the glossary: exact values on small cases, then the real models."""
+import pytest
+import torch
+
+from specviz.generator.sampling import SamplingSettings
+from specviz.lessons.presets import PRESETS
+from specviz.lessons import glossary, inside
+
+
+def test_the_true_q_rebuilds_p_and_a_wrong_q_does_not():
+    p, q = torch.tensor([0.7, 0.3], dtype=torch.float64), torch.tensor([0.5, 0.5], dtype=torch.float64)
+    assert inside.emitted_distribution(p, q, q).tolist() == pytest.approx([0.7, 0.3], abs=1e-12)
+    # drawn from (0.5, 0.5), verified as if from (0.25, 0.75): A is kept whenever drawn, B 40% of the time,
+    # and the 30% rejected mass is redrawn from max(0, p - q_used) = (0.45, 0) -> all A
+    assert inside.emitted_distribution(p, q, torch.tensor([0.25, 0.75], dtype=torch.float64)).tolist() == pytest.approx([0.8, 0.2])
+
+
+def test_a_verifier_handed_q_before_temperature_emits_the_wrong_distribution():
+    logits = torch.tensor([2.0, 1.0, 0.0, -1.0], dtype=torch.float64)
+    p = torch.softmax(torch.tensor([1.5, 1.2, 0.1, -2.0], dtype=torch.float64) / 0.5, -1)
+    true_q = torch.softmax(logits / 0.5, -1)
+    assert inside.total_variation(inside.emitted_distribution(p, true_q, true_q), p) == pytest.approx(0, abs=1e-12)
+    assert inside.total_variation(inside.emitted_distribution(p, true_q, torch.softmax(logits, -1)), p) > 0.01
+
+
+def test_total_time_over_total_tokens_weights_rounds_by_their_output():
+    assert inside.per_token([(14.0, 4), (14.0, 1)]) == {"total_over_total": 5.6, "mean_of_rounds": 8.75}
+    assert inside.per_token([(10.0, 2), (10.0, 2)]) == {"total_over_total": 5.0, "mean_of_rounds": 5.0}
+
+
+def test_overlapping_phases_count_once_on_the_critical_path():
+    assert inside.elapsed([(0, 3), (2, 12), (12, 13)]) == {"sum_of_phases": 14, "critical_path": 13}
+    assert inside.elapsed([(0, 3), (3, 13)]) == {"sum_of_phases": 13, "critical_path": 13}
+    assert inside.elapsed([(0, 10), (2, 5)]) == {"sum_of_phases": 13, "critical_path": 10}
+
+
+def test_a_later_strong_token_beats_an_early_doubtful_one_and_overconfidence_costs():
+    r = inside.schedule_example()
+    assert r["calibrated"]["lengths"] == [3, 0]
+    kept = [(req, pos) for req, pos, _, ok in r["calibrated"]["order"] if ok]
+    assert kept == [(0, 1), (0, 2), (0, 3)]                      # the strong request's third token is in
+    assert r["survival"]["strong"][2] > r["survival"]["doubtful"][0]
+    assert r["overconfident"]["believed_theta"] > r["calibrated"]["real_theta"] > r["overconfident"]["real_theta"]
+
+
+def test_first_difference():
+    assert inside.first_difference([1, 2, 3], [1, 2, 4]) == 2
+    assert inside.first_difference([1, 2], [1, 2]) is None
+    assert inside.first_difference([1, 2], [1, 2, 3]) == 2
+
+
+def test_every_term_in_the_lessons_headings_is_in_the_glossary():
+    for heading, terms in inside.SECTIONS:
+        for term in terms:
+            assert term.lower() in heading.lower(), (heading, term)
+            assert glossary.lookup(term), f"{term!r} (in “{heading}”) has no glossary entry"
+
+
+def test_every_glossary_entry_names_a_source_and_terms_are_unique():
+    sources = {glossary.CHECKS_AHEAD, glossary.DRAFT_VERIFY, glossary.DSPARK_PAPER, glossary.APP}
+    assert all(source in sources and definition.endswith(".") for _, definition, source in glossary.ENTRIES)
+    assert len(glossary.TERMS) == len(glossary.ENTRIES)
+    for term in ("anchor", "mask slot", "block size", "acceptance length", "candidate history", "correction",
+                 "bonus", "residual", "prefix survival", "SPS", "τ and Θ", "provisional features",
+                 "ragged and padded slots", "KV cache", "processed vs committed", "greedy", "speculative sampling",
+                 "target-draw matching", "DFlash", "DSpark", "DLoop", "D-Loop", "Markov head", "confidence head",
+                 "stop rule", "conditional acceptance", "suffix decay"):
+        assert glossary.lookup(term), term
+
+
+def test_the_block_drafter_reads_three_target_layers_and_an_anchor_plus_masks(models):
+    v = inside.drafter_view(models, PRESETS[0], "dspark", k=4)
+    assert v["target_layers"] == [1, 4, 6] and v["feature_in"] == 3 * v["target_width"]
+    assert v["block_inputs"] == [v["anchor"], "[mask]", "[mask]", "[mask]"]
+    assert v["block_positions"] == list(range(v["context_positions"], v["context_positions"] + 4))
+    assert v["dflash_block_size"] == 5 and v["dflash_back"] == 4 and len(v["proposals"]) == 4
+    for row, earlier in zip(v["attention"], v["earlier_context_share"]):   # each slot's weights sum to 1
+        assert sum(row) + earlier == pytest.approx(1.0, abs=1e-5)
+
+
+def test_on_the_real_models_only_the_true_q_keeps_the_output_distribution(models):
+    r = inside.wrong_q(models, PRESETS[0], SamplingSettings(temperature=0.6, top_k=10))
+    assert r["cases"]["true"]["distance"] == pytest.approx(0, abs=1e-9)
+    assert r["cases"]["raw"]["distance"] > 1e-3 and r["cases"]["marginal"]["distance"] > 1e-3
+
+
+def test_dloop_stages_take_the_previous_stages_last_proposal_as_anchor(models):
+    r = inside.dloop_round(models, PRESETS[0], k=3, threshold=-30.0, stages=3)
+    stages = r["stages"]
+    assert len(stages) == 3 and [s["continue"] for s in stages] == [True, True, False]
+    for before, after in zip(stages, stages[1:]):
+        assert after["anchor"] == before["proposals"][-1]
