@@ -97,7 +97,7 @@ if both:
                                "prompts": " · ".join(appkit.prompt_label(p)[:40] + "…"
                                                      for p in workloads.WORKLOADS[w][:workloads.LESSON_PROMPTS])}
                            for w in workloads.WORKLOADS}))
-    st.markdown(workloads.summary(both))
+    st.markdown(workloads.explain(both))
     st.caption(f"{appkit.drafter_label(shown.drafter)}, k = {shown.block_size}, greedy, {shown.max_new_tokens} new "
                f"tokens; speedups are medians with their range over {both['code']['speedup']['runs']} paired runs "
                f"({workloads.LESSON_PROMPTS} prompts a workload, {both['code']['speedup']['runs'] // workloads.LESSON_PROMPTS} "

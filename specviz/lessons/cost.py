@@ -165,7 +165,7 @@ def verification_cost_by_width(models, widths: list[int], context_ids: list[int]
 def repeated_runs(models, prompt: str, settings: dict, repeats: int = 3, progress=None) -> dict:
     """Decode `prompt` under each of `settings` ({name: Settings}) `repeats` times, the settings
     alternated after an uncounted warm-up of each (specviz.lessons.protocol):
-    {name: {"trace", "costs", "runs_ms", "runs_ms_per_token", "ms_per_token": Spread}}.
+    {name: {"trace", "costs", "runs_ms", "runs_ms_per_token", "runs_costs", "ms_per_token": Spread}}.
 
     "trace" and "costs" are the run of median decode time, the one a page takes apart; a
     setting's repeats use its seed, so they commit the same tokens and differ only in time.
@@ -180,7 +180,8 @@ def repeated_runs(models, prompt: str, settings: dict, repeats: int = 3, progres
         by_time = sorted(rs, key=lambda run: run["costs"]["decode_ms"])
         per_token = [run["costs"]["ms_per_token"] for run in rs]
         out[name] = {**by_time[(len(rs) - 1) // 2], "runs_ms": [run["costs"]["decode_ms"] for run in rs],
-                     "runs_ms_per_token": per_token, "ms_per_token": spread(per_token)}
+                     "runs_ms_per_token": per_token, "runs_costs": [run["costs"] for run in rs],
+                     "ms_per_token": spread(per_token)}
     return out
 
 

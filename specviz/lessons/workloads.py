@@ -6,15 +6,16 @@ standard-library files (`specviz.training.corpus`), so a speedup measured on the
 transfers to unseen text of that kind, not what the models memorised.
 
 `compare` measures both workloads with one drafter and one k, the same way lesson 7 measures
-one prompt (`specviz.lessons.cost.measure`), and `summary` says which of the checklist's
-questions the workload moves: the drafter and the check are the same models on both, so a
-round's cost transfers and the surviving prefix must be measured again.
+one prompt (`specviz.lessons.cost.measure`), and `explain` reads the comparison with its spread:
+which workload's speedup is higher, if that is a finding at all, and which of the checklist's
+questions moved between them (a longer surviving prefix, cheaper proposals, less verification)
+or whether it was the denominator, plain decoding's own step.
 
 What it leaves out: math and chat workloads; more than two prompts a workload in the lesson
 (the bench runs all of them).
 """
 from specviz.lessons.cost import measure
-from specviz.lessons.protocol import Spread, beats, ratio_spread
+from specviz.lessons.protocol import Spread, beats, ratio_spread, spread, within_noise
 
 WORKLOADS = {
     "prose": [
@@ -48,7 +49,12 @@ LESSON_PROMPTS = 2      # prompts a workload in lesson 8: enough to average two 
 def compare(models, settings, repeats: int = 3, prompts: int = LESSON_PROMPTS, progress=None) -> dict:
     """Plain and speculative decoding (`settings`) on the first `prompts` prompts of each workload:
     {workload: {"speedup": Spread as a dict, "per_forward", "draft_ms_per_round", "verify_ms_per_round",
-    "plain_ms_per_token"}}. Runs of the prompts are paired run by run, as `measure` pairs them.
+    "plain_ms_per_token", "spreads"}}. Runs of the prompts are paired run by run, as `measure` pairs them.
+
+    "spreads" holds, as Spread dicts over every run of every prompt, what a speedup is made of
+    (plain ms per token × tokens per target forward / ms a round): "per_forward", "draft_ms" and
+    "verify_ms" a round, "plain_ms" a token. Greedy repeats of one prompt commit the same tokens,
+    so the spread of "per_forward" is the spread between prompts.
     """
     out = {}
     for name, texts in WORKLOADS.items():
@@ -57,37 +63,73 @@ def compare(models, settings, repeats: int = 3, prompts: int = LESSON_PROMPTS, p
         spec = [t for r in runs for t in r["speculative"]["runs_ms_per_token"]]
         costs = [r["speculative"]["costs"] for r in runs]
         rounds = sum(c["rounds"] for c in costs)
+        each = [c for r in runs for c in r["speculative"]["runs_costs"]]
         out[name] = {"speedup": ratio_spread(plain, spec).as_dict(),
                      "per_forward": sum(c["tokens"] for c in costs) / rounds,
                      "draft_ms_per_round": sum(c["draft_ms"] for c in costs) / rounds,
                      "verify_ms_per_round": sum(c["verify_ms"] for c in costs) / rounds,
-                     "plain_ms_per_token": sorted(plain)[(len(plain) - 1) // 2]}
+                     "plain_ms_per_token": sorted(plain)[(len(plain) - 1) // 2],
+                     "spreads": {"per_forward": spread([c["tokens"] / c["rounds"] for c in each]).as_dict(),
+                                 "draft_ms": spread([c["draft_ms"] / c["rounds"] for c in each]).as_dict(),
+                                 "verify_ms": spread([c["verify_ms"] / c["rounds"] for c in each]).as_dict(),
+                                 "plain_ms": spread(plain).as_dict()}}
     return out
 
 
-def summary(result: dict) -> str:
-    """What lesson 8 says of a comparison, whichever way it came out.
+def _spread(d: dict) -> Spread:
+    return Spread(d["median"], d["low"], d["high"], d["runs"])
 
-    >>> r = {"code": {"speedup": {"median": 1.9, "low": 1.8, "high": 2.0, "runs": 6}, "per_forward": 3.4,
-    ...               "draft_ms_per_round": 2.5, "verify_ms_per_round": 10.0},
-    ...      "prose": {"speedup": {"median": 1.4, "low": 1.3, "high": 1.5, "runs": 6}, "per_forward": 2.6,
-    ...               "draft_ms_per_round": 2.4, "verify_ms_per_round": 9.9}}
-    >>> print(summary(r))  # doctest: +NORMALIZE_WHITESPACE
-    Code's speedup is above prose's: 3.40 tokens per target forward on code against 2.60 on prose, with the
-    same models, drafter and k, and a round of drafting and checking that took 12.5 ms on code and 12.3 ms on
-    prose. Of the checklist's questions, the **surviving prefix** is the one the workload moves: it depends on
-    how predictable the text is to this target, so it must be measured again on each workload.
-    >>> r["code"]["speedup"]["low"] = 1.45
-    >>> summary(r).split(":")[0]
-    "Code's speedup is within this machine's noise of prose's"
+
+# What a speedup is made of, each in the words of the checklist's question it answers, and which
+# way it helps a workload's speedup: more tokens per target forward helps, a costlier round hurts,
+# and a slower plain step raises the speedup without speculation doing anything.
+PARTS = [("per_forward", "a longer surviving prefix, so fewer target rounds", "tokens per target forward", "{:.2f}", +1),
+         ("draft_ms", "cheaper proposals", "ms drafting a round", "{:.1f}", -1),
+         ("verify_ms", "less verification", "ms verifying a round", "{:.1f}", -1),
+         ("plain_ms", "the denominator, a slower plain step", "ms a token of plain decoding", "{:.1f}", +1)]
+
+
+def explain(result: dict) -> str:
+    """What lesson 8 says of a `compare` result: whether code's speedup is above prose's beyond
+    the spread of the runs, and which parts of the speedup moved between the workloads, each named
+    by the checklist question it answers and given to the workload it favours. A part whose ranges
+    overlap is listed as within the spread, never as a cause.
+
+    >>> def w(speedup, per_forward, draft, verify, plain):
+    ...     d = lambda m, h: {"median": m, "low": m - h, "high": m + h, "runs": 6}
+    ...     return {"speedup": d(speedup, 0.1), "spreads": {"per_forward": d(per_forward, 0.1),
+    ...             "draft_ms": d(draft, 1), "verify_ms": d(verify, 1), "plain_ms": d(plain, 1)}}
+    >>> print(explain({"code": w(1.9, 3.4, 3.0, 10.0, 8.0), "prose": w(1.4, 2.6, 3.5, 10.2, 8.2)}))
+    ... # doctest: +NORMALIZE_WHITESPACE
+    Code's speedup is above prose's (1.90× against 1.40×). In code's favour: a longer surviving prefix,
+    so fewer target rounds (3.40 tokens per target forward on code against 2.60 on prose). Within the spread of the runs, so not a
+    cause: ms drafting a round, ms verifying a round and ms a token of plain decoding.
+    >>> print(explain({"code": w(1.3, 2.6, 4.7, 10.0, 8.0), "prose": w(1.4, 2.5, 15.8, 10.2, 8.2)}))
+    ... # doctest: +NORMALIZE_WHITESPACE
+    Code's speedup is within this machine's noise of prose's (1.30× against 1.40×), so this comparison does
+    not say which workload speculation helps more. In code's favour: cheaper proposals (4.7 ms drafting a
+    round on code against 15.8 on prose). Within the spread of the runs, so not a cause: tokens per target
+    forward, ms verifying a round and ms a token of plain decoding.
     """
     code, prose = result["code"], result["prose"]
-    order = beats(*(Spread(w["speedup"]["median"], w["speedup"]["low"], w["speedup"]["high"], w["speedup"]["runs"])
-                    for w in (code, prose)))
-    order += " of" if order.startswith("within") else ""
-    round_ms = {name: w["draft_ms_per_round"] + w["verify_ms_per_round"] for name, w in (("code", code), ("prose", prose))}
-    return (f"Code's speedup is {order} prose's: {code['per_forward']:.2f} tokens per target forward on code "
-            f"against {prose['per_forward']:.2f} on prose, with the same models, drafter and k, and a round of "
-            f"drafting and checking that took {round_ms['code']:.1f} ms on code and {round_ms['prose']:.1f} ms on "
-            "prose. Of the checklist's questions, the **surviving prefix** is the one the workload moves: it "
-            "depends on how predictable the text is to this target, so it must be measured again on each workload.")
+    order = beats(_spread(code["speedup"]), _spread(prose["speedup"]))
+    said = [f"Code's speedup is {order}{' of' if order.startswith('within') else ''} prose's "
+            f"({code['speedup']['median']:.2f}× against {prose['speedup']['median']:.2f}×)"
+            + (", so this comparison does not say which workload speculation helps more." if order.startswith("within")
+               else ".")]
+    favours, noise = {"code": [], "prose": []}, []
+    for key, question, unit, fmt, sign in PARTS:
+        c, p = _spread(code["spreads"][key]), _spread(prose["spreads"][key])
+        if within_noise(c, p):
+            noise.append(unit)
+            continue
+        winner = "code" if (c.median - p.median) * sign > 0 else "prose"
+        favours[winner].append(f"{question} ({fmt.format(c.median)} {unit} on code against "
+                               f"{fmt.format(p.median)} on prose)")
+    for name in ("code", "prose"):
+        if favours[name]:
+            said.append(f"In {name}'s favour: {'; '.join(favours[name])}.")
+    if noise:
+        listed = noise[0] if len(noise) == 1 else ", ".join(noise[:-1]) + " and " + noise[-1]
+        said.append(f"Within the spread of the runs, so not a cause: {listed}.")
+    return " ".join(said)

@@ -7,6 +7,8 @@ import json
 from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
+
+from specviz.lessons import workloads
 from tests.paths import ROOT
 
 APP = str(ROOT / "app.py")
@@ -57,8 +59,23 @@ def test_home_race_shows_identical_greedy_text_and_measured_speeds():
     assert "**Same text:** yes, token for token" in body
     assert "ms/token" in body and "speedup" in body
     assert "over 5 runs" in body     # the speedup is the median of five races, shown with their range
-    assert any("The race opens with" in c.value and "measured on this server" in c.value for c in at.caption)
     assert any("Shown in slow motion: the race ran first with nothing drawn" in c.value for c in at.caption)
+
+
+def test_home_opens_without_measuring_and_finds_the_fastest_setting_when_asked():
+    at = open_page()
+    assert "home_fastest" not in at.session_state                 # nothing measured on the way in
+    assert (at.selectbox(key="keep_home_drafter").value, at.slider(key="keep_home_k").value) == ("dspark", 4)
+    predict(at, "home", "yes, token for token")
+    button(at, "Find the fastest setting on this machine").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    best = at.session_state["home_fastest"]
+    assert (at.selectbox(key="keep_home_drafter").value, at.slider(key="keep_home_k").value) == (
+        best["drafter"], best["block_size"])                    # the race now opens on what was measured
+    assert [c.value for c in at.caption if c.value.startswith("Measured on this machine just now")] == [
+        f"Measured on this machine just now: {at.selectbox(key='keep_home_drafter').format_func(best['drafter'])} "
+        f"at k = {best['block_size']} was the fastest of the {len(best['tried'])} settings tried "
+        f"({best['speedup'].label(unit='×')} against plain decoding over {best['tokens']} tokens)."]
 
 
 def test_sidebar_reports_the_loaded_models():
@@ -135,9 +152,28 @@ def test_lesson8_puts_prose_and_code_side_by_side_with_the_same_drafter():
     assert list(table.index) == ["speedup", "tokens per target forward", "drafting a round", "verifying a round",
                                  "plain decoding", "prompts"]
     assert "def create_empty_file(filename): ↵" in table["code"]["prompts"]
-    body = text(at)
-    assert "tokens per target forward on code against" in body and "the **surviving prefix** is the one the workload moves" in body
+    assert workloads.explain(at.session_state["speedup_workloads"]) in text(at)
     assert any("over 6 paired runs" in c.value for c in at.caption)
+
+
+def test_lesson8_names_what_moved_in_a_planted_comparison_and_nothing_inside_the_noise():
+    """The sentence under the table reads the comparison on screen: plant one where only the round's
+    drafting moved and the speedups overlap, and the page must say so, not name the prefix."""
+    at = open_page("pages/reading_a_speedup.py")
+    both = {"settings": at.session_state["measurement"]["settings"]}
+    for name, speedup, draft in (("prose", 1.06, 15.8), ("code", 1.34, 4.7)):
+        nine = {"median": 9.0, "low": 8.0, "high": 10.0, "runs": 6}
+        both[name] = {"speedup": {"median": speedup, "low": 0.4, "high": 1.9, "runs": 6}, "per_forward": 2.4,
+                      "draft_ms_per_round": draft, "verify_ms_per_round": 9.0, "plain_ms_per_token": 9.0,
+                      "spreads": {"per_forward": {"median": 2.4, "low": 2.2, "high": 2.6, "runs": 6},
+                                  "draft_ms": {"median": draft, "low": draft - 0.5, "high": draft + 0.5, "runs": 6},
+                                  "verify_ms": nine, "plain_ms": nine}}
+    at.session_state["speedup_workloads"] = both
+    at.run()
+    body = text(at)
+    assert "Code's speedup is within this machine's noise of prose's (1.34× against 1.06×)" in body
+    assert "In code's favour: cheaper proposals (4.7 ms drafting a round on code against 15.8 on prose)." in body
+    assert "surviving prefix, so" not in body and "prose's favour" not in body
 
 
 def test_a_prompt_box_offers_code_beside_prose_and_runs_it():
