@@ -37,8 +37,11 @@ st.markdown(f"Prompt: `{prompt}`. The next two tokens should be *of course* or *
 st.caption("The embedded DFlash has DFlash's mechanics but reads its proposals in DSpark's alignment (this app's "
            "choice): its anchor's own slot predicts the first token, so a two-token block here is two slots, where "
            "DFlash's own read-out would use three (lesson 9 §1 says what differs).")
+OPTIONS = ["none", "a few", "about as many as “of course”"]
 revealed = appkit.predict("parallel", f"out of {N_SAMPLES} blocks the DFlash drafter samples here, how many start "
-                          "with “of problem”?", ["none", "a few", "about as many as “of course”"])
+                          "with “of problem”?", OPTIONS)
+# the drafter the question asks about: the one-pass drafter without a Markov head, where there is one
+asked = next((d for d in blocks if d not in m.block_drafters(markov=True)), blocks[0])
 
 
 def sample():
@@ -75,8 +78,7 @@ if revealed:   # the probabilities and the samples are the answer
                         config=appkit.chart_config("lesson3-sampled-blocks"))
         st.markdown(" · ".join(f"{appkit.drafter_label(d)}: “of problem” **{c.get(' of problem', 0)}** of {N_SAMPLES}"
                                for d, c in counts.items()))
-        st.markdown("**Answer:** count the “of problem” bars. Each DFlash position is right on its own; the pair is "
-                    "wrong because position 2 never learns which word position 1 drew.")
+        st.markdown(parallel.answer(counts, asked, N_SAMPLES, OPTIONS, appkit.drafter_label))
 
 st.markdown(f"**A longer memory costs latency** ({appkit.CHECKS_AHEAD}): DSpark's default Markov head models only "
             "the immediately preceding token beyond the backbone's shared context; an **alternative recurrent head** "
@@ -139,6 +141,7 @@ if "parallel_cost" in S:
                  hide_index=True, key="parallel_cost_table")
     c2.caption(f"Each drafter and k decoded the first preset {rows[0]['spread'].n} times after an uncounted warm-up, "
                f"alternated; {S['parallel_cost']['seconds']:.0f} s on this machine. A step “within this machine's noise” "
-               "has overlapping ranges: its order is no finding. A one-pass drafter's cost barely depends on k.")
+               "has overlapping ranges: its order is no finding.")
+    c2.markdown(parallel.explain_cost(rows, blocks, appkit.drafter_label, m.device.type))
 
 appkit.next_lesson(__file__)

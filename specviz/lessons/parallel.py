@@ -16,6 +16,8 @@ positions would say if blind, not the marginals of what DSpark samples.
                     and range over alternated runs
   cost_steps        per block size, whether drafting cost more than at the block size before,
                     less, or the same within this machine's noise
+  explain_cost      what the drafting-cost measurement says, drafter by drafter, with the reason
+  answer            the prediction's option that sampled counts of "of problem" support
 
 What it leaves out: the confidence head and the scheduler (lesson 4).
 """
@@ -127,8 +129,8 @@ def draft_cost(models, prompt: str, drafters: list[str], ks: list[int], max_new_
 def cost_steps(rows: list[dict]) -> list[str]:
     """Per row of `draft_cost`, how its drafting time compares with the same drafter's at the block
     size before: "more", "less", "within this machine's noise" (their ranges overlap), or "–" for
-    a drafter's first block size. A one-pass drafter's cost barely depends on k, so its steps
-    should read as noise; a measured "less" is a busy moment the runs did not average out.
+    a drafter's first block size. A measured "less" is a busy moment the runs did not average out:
+    a bigger block is never less work.
 
     >>> runs = {1: [2.0, 2.2], 2: [1.9, 2.1], 4: [7.0, 8.0]}
     >>> rows = [{"drafter": "ar", "k": k, "spread": spread(ms)} for k, ms in runs.items()]
@@ -143,3 +145,93 @@ def cost_steps(rows: list[dict]) -> list[str]:
         compared = beats(row["spread"], before["spread"])
         out.append({"above": "more", "below": "less"}.get(compared, compared))
     return out
+
+
+def explain_cost(rows: list[dict], one_pass: list[str], label=str, device: str = "cpu") -> str:
+    """What a `draft_cost` measurement says: for each drafter, whether its drafting time at the
+    largest block size is above its time at the smallest beyond the runs' spread, and why.
+    `one_pass` names the drafters that draft a block in one forward; `device` is the models'
+    device type ("cpu", "cuda").
+
+    Why: an autoregressive drafter runs one forward per proposal, so its cost grows with k on any
+    hardware. A one-pass drafter runs one forward whatever k, but that forward computes every
+    position of the block: a GPU computes a small block's positions at once, so there its cost
+    would barely depend on k, while a CPU's few cores work through them, so here it can grow.
+
+    >>> rows = [{"drafter": d, "k": k, "spread": spread(ms)} for d, k, ms in
+    ...         [("ar", 1, [1.0, 1.2]), ("ar", 8, [9.9, 13.9]), ("dflash", 1, [1.5, 1.7]), ("dflash", 8, [3.0, 8.8])]]
+    >>> print(explain_cost(rows, ["dflash"]))  # doctest: +NORMALIZE_WHITESPACE
+    Drafting cost grew with k beyond this machine's noise for ar (1.10 ms at k = 1, 11.90 ms at k = 8) and for
+    dflash (1.60 ms at k = 1, 5.90 ms at k = 8). The autoregressive drafter runs one forward per proposal, so its
+    cost grows with k on any hardware. A one-pass drafter runs one forward whatever k, but that forward computes
+    every position of the block, and on this machine's CPU the positions are worked through by a few cores:
+    its cost grew with the block here. On a GPU, which computes a small block's positions at once, it would
+    barely depend on k.
+    >>> rows[3]["spread"] = spread([1.4, 2.0])
+    >>> explain_cost(rows, ["dflash"]).split(". ")[1]
+    "Within this machine's noise from k = 1 to k = 8: dflash (1.60 ms, 1.70 ms)"
+    """
+    by_drafter = {}
+    for row in rows:
+        by_drafter.setdefault(row["drafter"], []).append(row)
+    verdicts = {"above": [], "below": [], "within": []}
+    for d, rs in by_drafter.items():
+        first, last = min(rs, key=lambda r: r["k"]), max(rs, key=lambda r: r["k"])
+        said = beats(last["spread"], first["spread"])
+        verdicts["within" if said.startswith("within") else said].append(
+            (d, f"{first['spread'].median:.2f} ms", f"{last['spread'].median:.2f} ms", first["k"], last["k"]))
+
+    def listed(items, with_k):
+        parts = [f"{label(d)} ({a} at k = {k0}, {b} at k = {k1})" if with_k else f"{label(d)} ({a}, {b})"
+                 for d, a, b, k0, k1 in items]
+        return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and for " + parts[-1]
+
+    said = []
+    if verdicts["above"]:
+        said.append(f"Drafting cost grew with k beyond this machine's noise for {listed(verdicts['above'], True)}.")
+    for verdict, text in (("within", "Within this machine's noise"), ("below", "Less at the larger k, a busy moment "
+                                                                                 "the runs did not average out")):
+        if verdicts[verdict]:
+            k0, k1 = verdicts[verdict][0][3:]
+            said.append(f"{text} from k = {k0} to k = {k1}: "
+                        f"{listed(verdicts[verdict], False).replace(' and for ', ' and ')}.")
+    grew = {d for d, *_ in verdicts["above"]}
+    if any(d not in one_pass for d in by_drafter):
+        said.append("The autoregressive drafter runs one forward per proposal, so its cost grows with k on any "
+                    "hardware.")
+    if any(d in one_pass for d in by_drafter):
+        said.append("A one-pass drafter runs one forward whatever k, but that forward computes every position of "
+                    "the block, and ")
+        if device == "cpu":
+            said[-1] += ("on this machine's CPU the positions are worked through by a few cores: its cost "
+                         + ("grew with the block here." if grew & set(one_pass) else
+                            "did not grow beyond the noise here."))
+            said.append("On a GPU, which computes a small block's positions at once, it would barely depend on k.")
+        else:
+            said[-1] += ("a GPU computes a small block's positions at once, so its cost barely depends on k"
+                         + (", though here it grew beyond the noise." if grew & set(one_pass) else "."))
+    return " ".join(said)
+
+
+def answer(counts: dict, drafter: str, n: int, options: list[str], label=str) -> str:
+    """The option of lesson 3's prediction ("out of n blocks `drafter` samples, how many start with
+    “of problem”?") that sampled `counts` ({drafter: {phrase: count}}) support, with the counts:
+    options[0] ("none") when none did, options[2] ("about as many as “of course”") when at least
+    half as many as “of course”, else options[1] ("a few").
+
+    >>> counts = {"dflash": {" of course": 60, " of problem": 35, " no course": 50}, "dspark": {" of course": 90}}
+    >>> print(answer(counts, "dflash", 200, ["none", "a few", "about as many as “of course”"]))
+    ... # doctest: +NORMALIZE_WHITESPACE
+    **Answer: about as many as “of course”**: dflash drew “of problem” 35 times in 200 blocks, against 60 “of
+    course” (and “no course” 50 times); dspark drew it 0 times. Each position of dflash is right on its own; the
+    pair is wrong because position 2 never learns which word position 1 drew.
+    """
+    c = counts[drafter]
+    bad, good = c.get(" of problem", 0), c.get(" of course", 0)
+    option = options[0] if bad == 0 else options[2] if 2 * bad >= good else options[1]
+    others = "; ".join(f"{label(d)} drew it {counts[d].get(' of problem', 0)} times" for d in counts if d != drafter)
+    why = (f" Each position of {label(drafter)} is right on its own; the pair is wrong because position 2 never "
+           "learns which word position 1 drew." if bad else
+           f" This run drew none from {label(drafter)}: at these probabilities a crossbred pair can still be rare.")
+    return (f"**Answer: {option}**: {label(drafter)} drew “of problem” {bad} times in {n} blocks, against {good} "
+            f"“of course” (and “no course” {c.get(' no course', 0)} times)" + (f"; {others}." if others else ".") + why)

@@ -8,7 +8,9 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-from specviz.lessons import workloads
+from appkit import drafter_label
+from specviz.lessons import parallel, workloads
+from specviz.lessons.protocol import spread
 from tests.paths import ROOT
 
 APP = str(ROOT / "app.py")
@@ -253,8 +255,35 @@ def test_lesson3_compares_marginals_with_the_markov_head_and_samples_blocks():
     button(at, "Sample 200").click().run()
     assert not at.exception
     assert "DFlash (parallel block): “of problem” **" in text(at) and "of 200" in text(at)
+    counts = at.session_state["parallel_samples"]
+    assert parallel.answer(counts, "dflash", 200, ["none", "a few", "about as many as “of course”"],
+                           drafter_label) in text(at)
     button(at, "Time drafting").click().run()
     assert not at.exception and len(at.get("plotly_chart")) == 4
+    assert parallel.explain_cost(at.session_state["parallel_cost"]["rows"], ["dflash", "dspark"], drafter_label,
+                                 "cpu") in text(at)
+
+
+def test_lesson3_says_what_planted_samples_and_drafting_times_support():
+    """The answer and the drafting-cost sentence read the numbers on screen, not the ones a page expects."""
+    at = predict(open_page("pages/parallel_drafting.py"), "parallel", "none")
+    at.session_state["parallel_samples"] = {"dflash": {" of course": 60, " of problem": 35, " no course": 50},
+                                            "dspark": {" of course": 90, " no problem": 110}}
+    times = {("ar", 1): [1.0, 1.1], ("ar", 8): [10.0, 13.9], ("dflash", 1): [1.6, 1.7], ("dflash", 8): [7.0, 7.5],
+             ("dspark", 1): [2.0, 2.5], ("dspark", 8): [2.4, 3.0]}
+    at.session_state["parallel_cost"] = {"rows": [{"drafter": d, "k": k, "draft_ms": spread(ms).median,
+                                                   "spread": spread(ms)} for (d, k), ms in times.items()],
+                                         "seconds": 1.0}
+    at.run()
+    assert not at.exception
+    body = text(at)
+    assert ("**Answer: about as many as “of course”**: DFlash (parallel block) drew “of problem” 35 times in 200 "
+            "blocks, against 60 “of course”") in body
+    assert "DSpark (block + Markov head) drew it 0 times." in body
+    assert ("Drafting cost grew with k beyond this machine's noise for autoregressive (1-layer model) (1.05 ms at "
+            "k = 1, 11.95 ms at k = 8) and for DFlash (parallel block)") in body
+    assert "Within this machine's noise from k = 1 to k = 8: DSpark (block + Markov head) (2.25 ms, 2.70 ms)." in body
+    assert "its cost grew with the block here" in body and "barely depends on k" not in body.split("On a GPU")[0]
 
 
 def test_lesson4_allocates_live_drafts_with_algorithm1():
