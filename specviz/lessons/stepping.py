@@ -96,24 +96,28 @@ class Stepper:
 
     def load(self, data: str | bytes, name: str = "the file", max_new_tokens: int | None = None) -> bool:
         """Replay a saved trace, checked whole before any of it is kept (specviz.generator.trace_schema);
-        False with `error` naming the first thing wrong."""
+        False with `error` naming the first thing wrong. A saved trace with no rounds has nothing to show."""
+        return self._replay(data, name, max_new_tokens, need_rounds=True)
+
+    def follow(self, data: str, cursor: Cursor | None, max_new_tokens: int | None = None) -> bool:
+        """Replay a class presenter's recorded rounds (none yet, when it has just started) at its
+        cursor, or at the start when the cursor is past them."""
+        if not self._replay(data, "the class's round", max_new_tokens, need_rounds=False):
+            return False
+        if cursor is not None and cursor.shown <= len(self.trace.rounds):
+            self.cursor = cursor
+        return True
+
+    def _replay(self, data, name: str, max_new_tokens: int | None, need_rounds: bool) -> bool:
         try:
             trace = Trace.from_json(data, max_new_tokens=max_new_tokens)
-            if not trace.rounds:
+            if need_rounds and not trace.rounds:
                 raise ValueError("the trace holds no rounds")
         except ValueError as e:
             self.error = f"Could not load {name}: {e}"
             return False
         self.error = None
         self._show(trace, None, replay=True)
-        return True
-
-    def follow(self, data: str, cursor: Cursor | None, max_new_tokens: int | None = None) -> bool:
-        """Replay a class presenter's recorded rounds at its cursor (the start when it is past them)."""
-        if not self.load(data, "the class's round", max_new_tokens):
-            return False
-        if cursor is not None and cursor.shown <= len(self.trace.rounds):
-            self.cursor = cursor
         return True
 
     def _show(self, trace: Trace, gen: Generation | None, replay: bool):

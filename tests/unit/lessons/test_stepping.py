@@ -95,3 +95,5 @@ def test_following_the_class_shows_the_presenters_cursor_unless_it_is_past_the_r
     s = Stepper()
     assert s.follow(live.trace.to_json(), Cursor(2, "verify")) and s.cursor == Cursor(2, "verify")
     assert s.follow(live.trace.to_json(), Cursor(9, "draft")) and s.cursor == Cursor()
+    assert s.follow(started(models).trace.to_json(), Cursor()) and s.trace.rounds == []   # a class just started
+    assert not Stepper().load(started(models).trace.to_json())                           # a saved file must hold rounds
