@@ -1,0 +1,47 @@
+"""Imports run one way: pages -> appkit -> viz -> lessons -> generator, with hosting and training
+beside lessons on the generator; inside appkit, each module imports only the layers below it.
+A module that reaches up (the generator importing a lesson, runtime importing the classroom) is a
+circle waiting to happen, and fails here with its name."""
+import ast
+
+import pytest
+
+from tests.paths import ROOT
+
+# what each part of the library may import besides itself (and third-party packages)
+LIBRARY = {"generator": set(), "training": {"generator"}, "lessons": {"generator"},
+           "hosting": {"generator", "lessons"}, "viz": {"generator", "lessons"}}
+# appkit's modules from the bottom up: each may import only those before it
+APPKIT = ["state", "screen", "course", "runtime", "links", "classroom", "votes", "widgets", "predict", "frame"]
+
+
+def imported(path) -> set[str]:
+    """Every dotted module name `path` imports, at any depth (an import inside a function counts)."""
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            names.add(node.module)
+        elif isinstance(node, ast.Import):
+            names.update(a.name for a in node.names)
+    return names
+
+
+@pytest.mark.parametrize("part", LIBRARY)
+def test_the_library_imports_downward_only(part):
+    allowed = LIBRARY[part] | {part}
+    for path in (ROOT / "specviz" / part).rglob("*.py"):
+        upward = {n for n in imported(path) if n.startswith("specviz.") and n.split(".")[1] not in allowed}
+        assert not upward, f"{path.relative_to(ROOT)} imports {sorted(upward)}"
+        assert not {n for n in imported(path) if n.split(".")[0] in ("appkit", "streamlit", "pages")}, path
+
+
+def test_appkit_modules_import_the_layers_below_them_only():
+    assert sorted(APPKIT) == sorted(p.stem for p in (ROOT / "appkit").glob("*.py") if p.stem != "__init__")
+    for i, name in enumerate(APPKIT):
+        used = {n.split(".")[1] for n in imported(ROOT / "appkit" / f"{name}.py") if n.startswith("appkit.")}
+        assert used <= set(APPKIT[:i]), f"appkit/{name}.py imports {sorted(used - set(APPKIT[:i]))}"
+
+
+def test_no_appkit_module_is_over_250_lines():
+    long = {p.name: n for p in (ROOT / "appkit").glob("*.py") if (n := len(p.read_text().splitlines())) > 250}
+    assert not long, long
