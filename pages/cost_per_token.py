@@ -25,27 +25,26 @@ appkit.header(
 # --- the source's worked example, editable ----------------------------------------------------
 st.subheader("A worked example")
 st.caption(f"The numbers are the example in {appkit.CHECKS_AHEAD}; change them to try others.")
-revealed = appkit.predict("cost", "plain decoding costs 10 ms per token. A speculative round takes 14 ms. "
-                          "If it commits only **one** token, is speculation faster or slower?",
-                          ["faster", "slower", "the same"])
+EXAMPLE = cost.Calculator()     # the source's example: the question's numbers and the calculator's first ones
+revealed = appkit.predict("cost", f"plain decoding costs {EXAMPLE.baseline_ms:g} ms per token. A speculative round "
+                          f"takes {EXAMPLE.round_ms:g} ms. If it commits only **one** token, is speculation faster or "
+                          "slower?", ["faster", "slower", "the same"])
+if revealed:   # the one-token answer first: the calculator below starts at several tokens, where speculation wins
+    st.markdown(cost.one_token_answer(EXAMPLE))
 c1, c2, c3 = st.columns(3)
-appkit.default("keep_cost_base", 10.0)
-appkit.default("keep_cost_round", 14.0)
-appkit.default("keep_cost_tokens", 4)
+appkit.default("keep_cost_base", EXAMPLE.baseline_ms)
+appkit.default("keep_cost_round", EXAMPLE.round_ms)
+appkit.default("keep_cost_tokens", EXAMPLE.tokens)
 base = c1.number_input("plain decoding, ms per token", 0.1, 1000.0, step=0.5, key="keep_cost_base")
 rnd = c2.number_input("one speculative round, ms", 0.1, 5000.0, step=0.5, key="keep_cost_round")
 tok = c3.number_input("tokens the round commits", 1, 64, step=1, key="keep_cost_tokens")
 calc = cost.Calculator(base, rnd, tok)
-one = cost.Calculator(base, rnd, 1)
-if revealed:   # the calculator's verdict and its break-even are the answer
+if revealed:   # the calculator's verdict and its break-even
     m1, m2, m3 = st.columns(3)
     m1.metric("ms per token", f"{calc.ms_per_token:.2f} ms", help=f"{rnd:g} ms ÷ {tok} tokens")
     m2.metric("speedup", f"{calc.speedup:.2f}×", delta="faster" if calc.faster else "slower",
               delta_color="normal" if calc.faster else "inverse")
     m3.metric("break-even, tokens a round", f"{calc.break_even_tokens:.2f}", help="round ms ÷ plain ms per token")
-    st.markdown(f"**Answer:** committing one token, the round costs **{one.ms_per_token:g} ms per token** "
-                f"against {base:g}: {'faster' if one.faster else 'slower'} ({one.speedup:.2f}×). "
-                f"The extra latency is only repaid when it is shared by several delivered tokens.")
 
 # --- a live measurement --------------------------------------------------------------------------
 st.subheader("Measured on this machine, now")

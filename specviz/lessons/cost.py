@@ -12,6 +12,7 @@ how much more a check of w candidates costs than a one-token step on the running
 What it leaves out: overlapping phases (this engine runs draft, verify and commit one after
 another, so their times add), batch serving, prefill and time to first token.
 """
+import math
 from dataclasses import dataclass
 
 import torch
@@ -78,6 +79,35 @@ class Calculator:
     @property
     def break_even_tokens(self) -> float:
         return break_even_tokens(self.round_ms, self.baseline_ms)
+
+
+def one_token_answer(example: Calculator) -> str:
+    """Lesson 7's answer to "plain decoding costs `baseline_ms` a token, a round `round_ms`: if the
+    round commits only one token, is speculation faster or slower?", then what `example`'s own
+    token count buys, so the one-token verdict is read first.
+
+    >>> print(one_token_answer(Calculator(10, 14, 4)))  # doctest: +NORMALIZE_WHITESPACE
+    **Answer: slower (0.71×).** Committing one token, the round costs **14 ms per token** against 10 ms for
+    plain decoding. The extra latency is repaid only when several delivered tokens share it: the round breaks
+    even at 1.40 tokens. Committing 4, it costs 3.50 ms per token (2.86×).
+    >>> one_token_answer(Calculator(10, 8, 4)).split(".** ")[0]
+    '**Answer: faster (1.25×)'
+    """
+    one = Calculator(example.baseline_ms, example.round_ms, 1)
+    verdict = ("the same" if math.isclose(one.ms_per_token, one.baseline_ms)
+               else "faster" if one.faster else "slower")
+    said = (f"**Answer: {verdict} ({one.speedup:.2f}×).** Committing one token, the round costs "
+            f"**{one.ms_per_token:g} ms per token** against {one.baseline_ms:g} ms for plain decoding.")
+    if verdict == "slower":
+        said += (" The extra latency is repaid only when several delivered tokens share it: the round breaks even "
+                 f"at {example.break_even_tokens:.2f} tokens.")
+    else:
+        said += (" A round that costs no more than a plain step needs no sharing; a real round drafts and checks "
+                 "several positions, so it usually costs more.")
+    if example.tokens > 1:
+        said += (f" Committing {example.tokens}, it costs {example.ms_per_token:.2f} ms per token "
+                 f"({example.speedup:.2f}×).")
+    return said
 
 
 def break_even_tokens(round_ms: float, baseline_ms: float) -> float:

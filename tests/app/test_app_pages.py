@@ -104,8 +104,23 @@ def test_lesson5_answer_follows_edited_distributions():
     assert "P(A) = 0.85" not in body
 
 
+def walk(node):
+    """Every element under `node`, in the order the page draws them."""
+    children = getattr(node, "children", None)
+    if children is None:
+        yield node
+        return
+    for key in sorted(children):
+        yield from walk(children[key])
+
+
 def test_lesson7_calculator_reproduces_the_seed_example():
     at = predict(open_page("pages/cost_per_token.py"), "cost", "slower")
+    # the one-token answer is the first thing the reveal shows, before the calculator's 4-token "faster"
+    assert next(m.value for m in at.markdown if m.value.startswith("**Answer:")).startswith("**Answer: slower (0.71×).**")
+    shown = [(node.type, getattr(node, "value", None)) for node in walk(at.main)]
+    answer_at = next(i for i, (kind, v) in enumerate(shown) if kind == "markdown" and str(v).startswith("**Answer:"))
+    assert answer_at < min(i for i, (kind, _) in enumerate(shown) if kind in ("metric", "number_input"))
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["ms per token"] == "3.50 ms" and metrics["speedup"] == "2.86×"
     assert metrics["break-even, tokens a round"] == "1.40"   # 14 ms / 10 ms

@@ -77,7 +77,7 @@ PAGES = {
     "pages/dloop.py": ("dloop", "fewer", None, lambda at: "**Answer: more.**" in body(at)),
     "pages/cost_per_token.py": ("cost", "faster", None,
                                 lambda at: metric(at, "break-even, tokens a round") == "1.40"
-                                and "**Answer:** committing one token" in body(at)
+                                and "**Answer: slower (0.71×).** Committing one token" in body(at)
                                 and "round time ÷ plain ms per token" in body(at)),
     "pages/reading_a_speedup.py": ("speedup", "no, it would be lower", None,
                                    lambda at: len(at.table) == 1 and "**Answer: can't tell" in body(at)),

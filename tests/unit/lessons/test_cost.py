@@ -1,10 +1,13 @@
 """Cost per committed token: the seed's worked example, break-even, and trace totals."""
+import math
+import re
 from types import SimpleNamespace
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
-from specviz.lessons.cost import (Calculator, break_even_curve, break_even_tokens, measure, ms_per_token, speedup,
-                          trace_costs, verification_cost_by_width)
+from specviz.lessons.cost import (Calculator, break_even_curve, break_even_tokens, measure, ms_per_token,
+                                  one_token_answer, speedup, trace_costs, verification_cost_by_width)
 from specviz.generator.settings import Settings
 from specviz.lessons.protocol import ratio_spread
 
@@ -124,3 +127,24 @@ def test_the_sweep_measures_one_stage_beside_every_threshold_and_prices_from_tho
         assert price["tokens_added"] > price["tokens_needed"]
     if price["verdict"] == "does not pay":
         assert price["tokens_added"] < price["tokens_needed"]
+
+
+def test_the_one_token_answer_says_slower_for_the_seed_example_and_then_what_four_tokens_buy():
+    said = one_token_answer(Calculator(10, 14, 4))
+    assert said.startswith("**Answer: slower (0.71×).** Committing one token, the round costs **14 ms per token** "
+                           "against 10 ms for plain decoding.")
+    assert said.index("slower") < said.index("2.86×") and "breaks even at 1.40 tokens" in said
+
+
+def test_the_one_token_answer_says_faster_or_the_same_when_the_round_is_no_dearer_than_a_plain_step():
+    assert one_token_answer(Calculator(10, 8, 4)).startswith("**Answer: faster (1.25×).**")
+    same = one_token_answer(Calculator(10, 10, 1))
+    assert same.startswith("**Answer: the same (1.00×).**") and "Committing 1," not in same
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.floats(0.1, 1000), st.floats(0.1, 5000), st.integers(1, 64))
+def test_the_one_token_verdict_always_agrees_with_the_two_times(baseline, round_ms, tokens):
+    verdict = re.match(r"\*\*Answer: (faster|slower|the same) \(", one_token_answer(Calculator(baseline, round_ms, tokens)))
+    expected = "the same" if math.isclose(round_ms, baseline) else "faster" if round_ms < baseline else "slower"
+    assert verdict.group(1) == expected
