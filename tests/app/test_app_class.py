@@ -5,6 +5,7 @@ the followers show the same round and phase from the presenter's recorded trace,
 once, the presenter sees the count and reveals, and every follower then sees the answer with
 the class's distribution. Browsers and two server processes are in test_browser_class.py.
 """
+import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests.app.test_app_pages import APP, button
@@ -28,6 +29,7 @@ def follower(code: str) -> AppTest:
     return at
 
 
+@pytest.mark.slow
 def test_followers_show_the_presenters_round_vote_once_and_see_the_reveal():
     teacher = presenter_on_lesson1()
     code = teacher.session_state["class_lead"]["code"]

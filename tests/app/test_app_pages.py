@@ -4,8 +4,8 @@ Each test starts the whole app (app.py: navigation, sidebar, model loading) and 
 page, as a browser would. Lesson 1 has its own file.
 """
 import json
-from pathlib import Path
 
+import pytest
 from streamlit.testing.v1 import AppTest
 
 from appkit import drafter_label
@@ -64,6 +64,7 @@ def test_home_race_shows_identical_greedy_text_and_measured_speeds():
     assert any("Shown in slow motion: the race ran first with nothing drawn" in c.value for c in at.caption)
 
 
+@pytest.mark.slow
 def test_home_opens_without_measuring_and_finds_the_fastest_setting_when_asked():
     at = open_page()
     assert "home_fastest" not in at.session_state                 # nothing measured on the way in

@@ -196,6 +196,7 @@ MEASURED = {"pages/parallel_drafting.py": (None, ["Sample 200", "Measure conditi
             "pages/dloop.py": (short_sweep, ["Draft and check one round", "Run the sweep"])}
 
 
+@pytest.mark.slow
 def test_no_page_shows_file_numbers_snake_case_module_paths_or_drafter_keys():
     at = open_page()
     found = {}

@@ -33,6 +33,7 @@ def test_plain_decoding_through_the_engine_is_the_target_greedy_output(models, r
         assert g.run().new_ids == reference[prompt], prompt
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("block_size", [1, 2, 4, 8])
 def test_every_drafter_matches_the_target_token_for_token(models, reference, block_size):
     for drafter in models.drafter_models:

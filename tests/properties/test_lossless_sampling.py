@@ -218,6 +218,7 @@ def test_a_fork_runs_the_round_a_fresh_generation_runs(models, path, prefilled):
     assert prefilled.trace.rounds == [] and prefilled.cache.get_seq_length() == len(prefilled.committed) - 1
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("n", range(ENGINE_K + 1))
 def test_the_engine_round_reproduces_p_at_every_position(path, prefilled, n):
     g, p, q = path

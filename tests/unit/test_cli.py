@@ -1,4 +1,5 @@
 """The command line, run as a user would run it."""
+import pytest
 import json
 import subprocess
 import sys
@@ -32,6 +33,7 @@ def test_generate_prints_text_and_a_round_table():
     assert r.returncode == 0 and "round" in r.stdout and "ms/token" in r.stdout
 
 
+@pytest.mark.slow
 def test_bad_input_is_one_clear_line_not_a_traceback():
     r = cli("generate", "--prompt", "   ")
     assert r.returncode != 0 and "prompt is empty" in r.stderr and "Traceback" not in r.stderr
@@ -41,6 +43,7 @@ def test_bad_input_is_one_clear_line_not_a_traceback():
     assert r.returncode != 0 and "--max-width must be between 1 and 64, got 0" in r.stderr
 
 
+@pytest.mark.slow
 def test_bench_reports_each_workload_apart_and_one_in_the_single_shape():
     both = json.loads(cli("bench", "--json", "--repeats", "1", "--max-new-tokens", "6", "--block-sizes", "2",
                           "--drafters", "ar,lookup").stdout)
@@ -58,6 +61,7 @@ def test_bench_reports_each_workload_apart_and_one_in_the_single_shape():
     assert r.returncode != 0 and "invalid choice: 'math'" in r.stderr
 
 
+@pytest.mark.slow
 def test_profile_json_has_the_sps_table_and_the_layouts_timed_at_load():
     r = cli("profile", "--json", "--max-width", "3", "--repeats", "1")
     out = json.loads(r.stdout)

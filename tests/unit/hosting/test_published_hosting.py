@@ -90,6 +90,7 @@ def test_the_command_line_runs_a_configured_set_as_the_app_does(host, chat_set):
     assert [r["proposed"] for r in ran["rounds"]] == [r.proposed for r in here.rounds]
 
 
+@pytest.mark.slow
 def test_the_command_line_refuses_what_the_host_refuses(host):
     def run(*extra):
         return subprocess.run([sys.executable, "-m", "specviz", "generate", "--config", str(host / "specviz.toml"),
@@ -100,6 +101,7 @@ def test_the_command_line_refuses_what_the_host_refuses(host):
     assert r.returncode != 0 and "model set 'bad': drafter flash" in r.stderr
 
 
+@pytest.mark.slow
 def test_the_bench_runs_a_configured_set_and_loops_its_own_looping_drafters(host):
     out = subprocess.run([sys.executable, "-m", "specviz", "bench", "--config", str(host / "specviz.toml"),
                           "--set", "chat", "--drafters", "spark,spark-dloop", "--block-sizes", "3",
