@@ -2,7 +2,6 @@
 showed; an error no page expected becomes an apology whose id is in the server's log."""
 import json
 import re
-from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest

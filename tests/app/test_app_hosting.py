@@ -1,6 +1,5 @@
 """AppTest for what the host's config file does to the app: the sets the sidebar offers, a set
 that fails to load, a link that names a set, and the limits of one run."""
-from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest

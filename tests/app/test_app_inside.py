@@ -1,6 +1,5 @@
 """AppTest for lesson 9 (inside a round) and the glossary: every section renders its computed values."""
 import re
-from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 

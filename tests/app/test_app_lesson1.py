@@ -1,5 +1,4 @@
 """AppTest for lesson 1: stepping a live round phase by phase, links, bad input, trace replay."""
-from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 from tests.paths import ROOT

@@ -2,7 +2,6 @@
 (read once, checked, written back), and presenter mode shows that address as a QR code."""
 import ast
 import urllib.parse
-from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 

@@ -90,7 +90,8 @@ def test_a_later_stage_pays_only_where_looping_made_a_token_cheaper():
 
     def row(g, stages, tokens, ms, speedups):
         return {"drafter": "dloop", "threshold": g, "looped": 0.5, "stages_per_round": stages,
-                "acceptance_length": tokens, "ms_per_token": ms, "speedup_spread": spread(speedups)}
+                "acceptance_length": tokens, "ms_per_token": ms, "runs_ms_per_token": [ms] * 3,
+                "speedup_spread": spread(speedups)}
     # one stage a round: 2 tokens a check at 10 ms a token, a 20 ms round
     one = row(None, 1.0, 2.0, 10.0, [1.0, 1.1, 1.2])
     rows = [row(-8.0, 1.5, 2.5, 9.0, [1.3, 1.4, 1.5]),        # a 22.5 ms round: 5 ms and 1 token per extra stage
@@ -103,6 +104,43 @@ def test_a_later_stage_pays_only_where_looping_made_a_token_cheaper():
     assert dear["tokens_needed"] == pytest.approx(0.21) and dear["verdict"] == "does not pay"
     assert noise["verdict"] == "within this machine's noise"
     assert shut["verdict"] == "gate never opened" and shut["stage_ms"] is shut["tokens_added"] is None
+    assert not pays["stage_in_noise"] and not dear["stage_in_noise"]
+
+
+def test_a_stage_cost_whose_runs_reach_zero_is_noise_and_one_clear_of_zero_is_a_finding():
+    """A stage's cost is a difference of two noisy timings: priced run by run, a range reaching zero
+    (a −20.8 ms 'cost' among them) is no finding, and a range above zero is."""
+    from specviz.lessons.protocol import spread
+    from specviz.lessons.sweep import stage_prices
+    one = {"acceptance_length": 2.0, "ms_per_token": 10.0, "runs_ms_per_token": [10.0, 16.0, 10.0],
+           "speedup_spread": spread([1.0, 1.1])}
+    looping = {"drafter": "dloop", "threshold": -8.0, "looped": 1.0, "stages_per_round": 2.0, "acceptance_length": 2.2,
+               "ms_per_token": 10.0, "runs_ms_per_token": [10.0, 8.0, 16.0], "speedup_spread": spread([0.6, 1.0])}
+    noisy = stage_prices({"one_stage": {"dloop": one}, "rows": [looping]})[0]
+    assert noisy["stage_ms_spread"].low < 0 < noisy["stage_ms_spread"].high and noisy["stage_in_noise"]
+    steady = dict(looping, runs_ms_per_token=[12.0, 17.0, 12.0])      # every run dearer than one stage's
+    clear = stage_prices({"one_stage": {"dloop": one}, "rows": [steady]})[0]
+    assert clear["stage_ms_spread"].low > 0 and not clear["stage_in_noise"]
+    assert clear["stage_ms"] == pytest.approx(12.0 * 2.2 - 10.0 * 2.0)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.floats(1, 50), st.floats(1, 50)), min_size=1, max_size=5), st.floats(1.01, 3),
+       st.floats(1, 4), st.floats(1, 4))
+def test_a_stage_cost_is_shown_as_a_number_only_when_every_run_priced_it_above_zero(runs, stages, tokens, one_tokens):
+    from specviz.lessons.protocol import spread
+    from specviz.lessons.sweep import stage_prices
+    from specviz.viz.stages import price_rows
+    one = {"acceptance_length": one_tokens, "ms_per_token": 10.0, "runs_ms_per_token": [b for _, b in runs],
+           "speedup_spread": spread([1.0])}
+    row = {"drafter": "dloop", "threshold": -8.0, "looped": 1.0, "stages_per_round": stages, "acceptance_length": tokens,
+           "ms_per_token": 10.0, "runs_ms_per_token": [a for a, _ in runs], "speedup_spread": spread([1.0])}
+    shown = price_rows(stage_prices({"one_stage": {"dloop": one}, "rows": [row]}), str)[0]["a later stage costs"]
+    each = [(a * tokens - b * one_tokens) / (stages - 1) for a, b in runs]
+    if min(each) > 0:
+        assert float(shown.split()[0]) >= 0 and shown.endswith(" ms")
+    else:
+        assert shown == "within this machine's noise"
 
 
 def test_the_sweep_measures_one_stage_beside_every_threshold_and_prices_from_those_runs(models):

@@ -152,11 +152,14 @@ def test_the_price_of_a_later_stage_reads_as_a_table_and_one_sentence_per_drafte
     price = {"drafter": "dloop", "looped": 0.5, "extra_stages": 0.5, "token_ms": 14.0}
     shut = dict(price, threshold=-2.0, looped=0.0, extra_stages=0.0, stage_ms=None, tokens_added=None,
                 tokens_needed=None, verdict="gate never opened")
-    opened = dict(price, threshold=-4.0, stage_ms=6.0, tokens_added=0.6, tokens_needed=6 / 14, verdict="pays")
+    opened = dict(price, threshold=-4.0, stage_ms=6.0, stage_in_noise=False, tokens_added=0.6, tokens_needed=6 / 14,
+                  verdict="pays")
     closed_row, opened_row = stages.price_rows([shut, opened], {"dloop": "DLoop"}.get)
     assert closed_row["pays for itself"] == "gate never opened" and closed_row["it added"] == "–"
     assert opened_row == {"drafter": "DLoop", "g": "-4", "rounds that drafted again": "50%",
                           "a later stage costs": "6.0 ms", "it added": "0.60 tokens",
                           "worth": "8.4 ms (at 14.0 ms a token)", "pays for itself": "pays"}
+    noisy = dict(opened, stage_ms=-20.8, stage_in_noise=True)      # a difference of two timings, inside their spread
+    assert stages.price_rows([noisy], {"dloop": "DLoop"}.get)[0]["a later stage costs"] == "within this machine's noise"
     assert stages.price_verdict([shut, opened], "dloop", "DLoop") == (
         "DLoop: at g = -4 the stages it added paid for themselves; at g = -2 the gate never opened.")
