@@ -6,7 +6,6 @@ its button where the passage waits for one, and reads every text element. A pass
 must name *How speculative decoding checks ahead* in the same element; one that is the app's own
 must say so. Widgets are found by their labels, not their keys.
 """
-from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest

@@ -2,7 +2,6 @@
 with it, never its title, so renumbering or renaming a lesson breaks no key and no shared link."""
 import ast
 import re
-from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest

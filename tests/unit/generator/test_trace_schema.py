@@ -6,7 +6,6 @@ import json
 import math
 import tomllib
 from dataclasses import asdict
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
