@@ -69,7 +69,10 @@ def lead_class():
             st.error(st.session_state.pop("class_error"))
         return
     link = share_link({CLASS_PARAM: lead["code"]}, "")
-    st.markdown(f"**Class {lead['code']}:** students follow this screen from this link.")
+    following_now = ""
+    with contextlib.suppress(ClassError):
+        following_now = f" ({room().following(lead['code'], lead['key'])} following now)"
+    st.markdown(f"**Class {lead['code']}:** students follow this screen from this link{following_now}.")
     st.html(f'<img src="{qr_image(link)}" alt="QR code of the class link below" style="width: 14rem">')
     st.code(link, language=None, wrap_lines=True)
 

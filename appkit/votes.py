@@ -72,11 +72,26 @@ def class_result(key: str, options: list, format_func=str):
 
 @st.fragment(run_every=2)
 def presenter_tally(key: str, options: list, format_func):
-    """The presenter's live count of the class's answers (refreshed every two seconds)."""
+    """The presenter's live count while `key` is open: how many of the followers have answered, not
+    what (the room would copy the spread); the spread itself once revealed. Refreshed every two seconds."""
     lead = leading()
     if screen_lost():
         st.rerun(scope="app")   # (False within a whole run: no loop)
     with contextlib.suppress(ClassError):
         t = room().tally(lead["code"], lead["key"])
         if t and t["question"] == key:
-            class_votes(t, options, format_func)
+            if t["revealed"]:
+                class_votes(t, options, format_func)
+            else:
+                st.markdown(answered(t["voters"], room().following(lead["code"], lead["key"])))
+
+
+def answered(voters: int, followers: int) -> str:
+    """The presenter's count while a question is open.
+
+    >>> answered(3, 8), answered(1, 1), answered(0, 0)
+    ('**3 of 8** following students have answered.', '**1 of 1** following student has answered.', 'No student follows this class yet.')
+    """
+    if not followers:
+        return "No student follows this class yet."
+    return (f"**{voters} of {followers}** following student{'s have' if followers != 1 else ' has'} answered.")

@@ -233,6 +233,11 @@ class Classroom:
                 "votes": {o: counts.get(o, 0) for o in q["options"]} if shown else None,
                 "voters": self.store.size(f"voters:{state['code']}:{q['id']}")}
 
+    def following(self, code: str, key: str) -> int:
+        """How many browsers follow the class (the presenter asks, with its key)."""
+        state = self._presenter(code, key)
+        return self.store.size(f"followers:{state['code']}")
+
     # --- a follower ------------------------------------------------------------------------------
     def follow(self, code: str, token: str) -> dict:
         """The class as a follower sees it: {"code", "view", "step", "question", "votes"}."""

@@ -52,8 +52,12 @@ def test_followers_show_the_presenters_round_vote_once_and_see_the_reveal():
         assert any(f"You answered **{choice}**" in c.value for c in s.caption)
     teacher.run()
     said = "\n".join(m.value for m in teacher.markdown)
-    assert "**The class answered** (3 votes)" in said and "1: 2" in said and "2: 1" in said
+    assert "**3 of 3** following students have answered." in said       # how many, while it is open
+    assert "The class answered" not in said and "1: 2" not in said       # not what: the room would copy it
+    assert f"Class {code}:** students follow this screen from this link (3 following now)." in said
     teacher.button(key="predict_reveal_draft_0").click().run()
+    said = "\n".join(m.value for m in teacher.markdown)
+    assert "**The class answered** (3 votes)" in said and "1: 2" in said and "2: 1" in said
     for s in students:
         s.run()
         assert s.session_state["draft"]["stepper"].cursor == teacher.session_state["draft"]["stepper"].cursor

@@ -42,12 +42,14 @@ def run_class(browser, teacher_url: str, student_url: str):
         s.get_by_role("radiogroup").get_by_text(choice, exact=True).click()
         expect(s.get_by_text(f"You answered {choice}. Your answer is counted").last).to_be_visible(timeout=60_000)
         expect(s.get_by_role("radio", name="0", exact=True).last).to_be_disabled()   # no second vote
-    expect(teacher.get_by_text(re.compile(r"The class answered \(3 votes\)")).last).to_be_visible(timeout=60_000)
+    expect(teacher.get_by_text("3 of 3 following students have answered.").last).to_be_visible(timeout=60_000)
+    assert teacher.get_by_text(re.compile(r"The class answered")).count() == 0   # the spread waits for the reveal
     # (no settle() from here: a page that polls its class every two seconds is never quiet)
     students[0].get_by_role("button", name="◀ Back").last.click()        # a follower steps only itself
     expect(students[0].get_by_text("Ready", exact=False).first).to_be_visible(timeout=60_000)
     expect(students[1].get_by_text("how many of these proposals will the target keep?").last).to_be_visible()
     teacher.get_by_role("button", name="Reveal").last.click()
+    expect(teacher.get_by_text(re.compile(r"The class answered \(3 votes\)")).last).to_be_visible(timeout=60_000)
     for s in students:
         expect(s.get_by_text(re.compile(r"The class answered \(3 votes\)")).last).to_be_visible(timeout=60_000)
         expect(s.get_by_text("the target kept", exact=False).first).to_be_visible(timeout=60_000)

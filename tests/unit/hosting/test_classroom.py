@@ -178,3 +178,15 @@ def test_votes_arriving_at_once_are_each_counted_once(make):
         results = list(pool.map(twice, range(30)))
     assert all(sorted(r) == ["counted", "refused"] for r in results)
     assert room.tally(code, key)["votes"] == {"none": 10, "a few": 10, "many": 10}
+
+
+def test_the_presenter_counts_followers_once_each_and_only_with_its_key(make):
+    room = make()
+    code, key = room.start()
+    assert room.following(code, key) == 0
+    students = [new_token() for _ in range(3)]
+    for token in students + students[:1]:                  # a browser that polls again is not a new student
+        room.follow(code, token)
+    assert room.following(code, key) == 3
+    with pytest.raises(ClassError, match="Only the browser that started this class"):
+        room.following(code, new_token() * 2)
