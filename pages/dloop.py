@@ -108,9 +108,12 @@ def run_sweep(bar):
                      "seconds": time.perf_counter() - start}
 
 
-if st.button("Run the sweep", disabled=not chosen, type="primary"):
+# the sweep answers the prediction (its table counts stages per round at each g), so it waits for it
+if not revealed:
+    st.info("Answer the prediction above first: the sweep shows how many stages a round drafts at each g.")
+elif st.button("Run the sweep", disabled=not chosen, type="primary"):
     run_sweep(st.progress(0.0, "Warming up…"))
-if "dloop_sweep" in S:
+if revealed and "dloop_sweep" in S:
     res = S["dloop_sweep"]
     st.caption(f"The last sweep took {res['seconds']:.0f} s on this machine: prompt “{res['prompt']}”, "
                f"k = {res['k']}, S = {res['S']}.")
@@ -127,7 +130,7 @@ st.markdown(f"“Every additional drafting stage must earn its cost” ({appkit.
             "each stage beyond the first cost (the longer round, spread over the extra stages) and how many tokens "
             "it added, worth what a token costs with one stage a round. It pays exactly where looping made a token "
             "cheaper, and the verdict reads that off the sweep's speedups, run by run.")
-if "dloop_sweep" not in S:
+if not revealed or "dloop_sweep" not in S:
     st.info("Run the sweep above: the price comes from its runs.")
 else:
     prices = sweep.stage_prices(S["dloop_sweep"])
@@ -144,7 +147,7 @@ paper.table(pd.DataFrame({
     "speedup": ["3.17×", "2.90×", "3.68×"]}))
 paper.caption(f"DLoop Table 2, as {appkit.CHECKS_AHEAD} reports it: looping without loop-aware training accepted "
               "more tokens yet ran slower: the extra accepted output did not repay the extra drafting work.")
-res = S.get("dloop_sweep")
+res = S.get("dloop_sweep") if revealed else None
 if res is None or not {"dloop", "dloop-plain"} <= set(res["one_stage"]):
     here.info("Run the sweep above with both DLoop drafters to measure the same three rows on this machine.")
 else:
@@ -152,9 +155,10 @@ else:
     here.table(pd.DataFrame(stages.paper_rows(res, g)))
     compared = next(c for c in sweep.drafters_compared(res, "dloop", "dloop-plain") if c["threshold"] == g)
     here.markdown(stages.paper_note(compared))
+    here.markdown(sweep.where_training_helped(res, g))
     here.caption("“No loop” is the drafter without loop-aware training run one stage a round (DSpark's drafter). "
                  "Loop-aware training teaches the later stages to draft from the drafter's own hidden states where "
-                 "the target's features are missing; the tokens those stages added, above, are what it bought here.")
+                 "the target's features are missing.")
 
 st.subheader("What DLoop's released code combines, and what was never evaluated")
 st.markdown(f"{appkit.CHECKS_AHEAD}, on the inspected released benchmark: DLoop's non-tree DSpark branch samples "

@@ -8,7 +8,8 @@ and each drafter at every threshold, alternated, `repeats` counted runs each aft
 The price of a stage comes from the same runs, so the sweep and the pricing cannot disagree.
 With one stage a round a token costs m1 ms (median ms per token) and a check commits A1
 tokens; at a threshold g a round drafts s stages on average, commits Ag tokens and costs
-mg·Ag ms. Each stage beyond the first then costs (mg·Ag − m1·A1) / (s − 1) ms and adds
+mg·Ag ms. Each stage beyond the first then costs (mg·Ag − m1·A1) / (s − 1) ms (run by run, a
+difference of two noisy timings, so its range is shown and a range reaching zero is noise) and adds
 (Ag − A1) / (s − 1) tokens, and it pays where those tokens, at m1 ms each, are worth more than
 it costs: exactly where mg < m1, where looping made a token cheaper. The verdict is read off the
 sweep's speedups, run by run, and says "within this machine's noise" where their ranges overlap.
@@ -19,7 +20,7 @@ with its range so that small differences read as the noise they are.
 """
 from specviz.generator.settings import Settings
 from specviz.lessons.cost import repeated_runs
-from specviz.lessons.protocol import beats, ratio_spread
+from specviz.lessons.protocol import beats, ratio_spread, spread
 
 
 def threshold_sweep(models, prompt: str, drafters: list[str], thresholds: list[float], k: int = 4,
@@ -27,7 +28,7 @@ def threshold_sweep(models, prompt: str, drafters: list[str], thresholds: list[f
                     label=str) -> dict:
     """{"baseline": plain decoding's costs, "one_stage": {drafter: row}, "rows": [row per drafter x
     threshold]}, each row {drafter, threshold, stages_per_round, looped, acceptance_length,
-    ms_per_token, ms_per_token_spread, speedup, speedup_spread}: measured under the protocol of
+    ms_per_token, ms_per_token_spread, runs_ms_per_token, speedup, speedup_spread}: measured under the protocol of
     specviz.lessons.protocol (alternated, `repeats` runs each, median and range). "looped" is the
     share of rounds that drafted more than one stage; a one-stage row has threshold None.
     `progress(done, total, name)` is told before each run, its setting named as `setting_name` does
@@ -47,7 +48,8 @@ def threshold_sweep(models, prompt: str, drafters: list[str], thresholds: list[f
         row = {"drafter": d, "threshold": g, "stages_per_round": run["costs"]["stages_per_round"],
                "looped": sum(len(r.drafter_info.get("stages", [])) > 1 for r in rounds) / len(rounds),
                "acceptance_length": run["costs"]["acceptance_length"], "ms_per_token": run["ms_per_token"].median,
-               "ms_per_token_spread": run["ms_per_token"], "speedup": speed.median, "speedup_spread": speed}
+               "ms_per_token_spread": run["ms_per_token"], "runs_ms_per_token": run["runs_ms_per_token"],
+               "speedup": speed.median, "speedup_spread": speed}
         if g is None:
             out["one_stage"][d] = row
         else:
@@ -68,33 +70,42 @@ def setting_name(drafter: str, threshold: float | None, label=str) -> str:
 
 def stage_prices(result: dict) -> list[dict]:
     """Per row of `threshold_sweep`, what each stage beyond the first cost and added, priced from the
-    sweep's own medians (see the module docstring): {drafter, threshold, looped, extra_stages,
-    stage_ms, tokens_added, token_ms, tokens_needed, verdict}. The verdict compares the row's
+    sweep's own runs (see the module docstring): {drafter, threshold, looped, extra_stages,
+    stage_ms, stage_ms_spread, stage_in_noise, tokens_added, token_ms, tokens_needed, verdict}.
+    A stage's cost is a difference of two noisy timings, so it is priced run by run (the row's i-th
+    run against the one-stage i-th run, alternated together): "stage_ms" is the median and
+    "stage_in_noise" says whether the range reaches zero or below, where the cost is no finding
+    (a stage never really costs less than nothing). The verdict compares the row's
     speedup with the drafter's one-stage speedup (specviz.lessons.protocol.beats): "pays",
     "does not pay", "within this machine's noise", or "gate never opened" (then it is the
     one-stage round, and the other fields are None).
 
     >>> from specviz.lessons.protocol import spread
-    >>> one = {"acceptance_length": 2.0, "ms_per_token": 10.0, "speedup_spread": spread([1.0, 1.1, 1.2])}
-    >>> row = {"drafter": "dloop", "threshold": -8.0, "looped": 0.5, "stages_per_round": 1.5,
-    ...        "acceptance_length": 2.5, "ms_per_token": 9.0, "speedup_spread": spread([1.3, 1.4, 1.5])}
+    >>> one = {"acceptance_length": 2.0, "ms_per_token": 10.0, "runs_ms_per_token": [9.9, 10.0, 10.1],
+    ...        "speedup_spread": spread([1.0, 1.1, 1.2])}
+    >>> row = {"drafter": "dloop", "threshold": -8.0, "looped": 0.5, "stages_per_round": 1.5, "acceptance_length": 2.5,
+    ...        "ms_per_token": 9.0, "runs_ms_per_token": [8.8, 9.0, 9.2], "speedup_spread": spread([1.3, 1.4, 1.5])}
     >>> p = stage_prices({"one_stage": {"dloop": one}, "rows": [row]})[0]
-    >>> p["stage_ms"], p["tokens_added"], p["tokens_needed"], p["verdict"]
-    (5.0, 1.0, 0.5, 'pays')
+    >>> round(p["stage_ms"], 6), p["stage_in_noise"], p["tokens_added"], round(p["tokens_needed"], 6), p["verdict"]
+    (5.0, False, 1.0, 0.5, 'pays')
+    >>> row["runs_ms_per_token"] = [7.0, 9.0, 10.0]        # one run 3 ms cheaper a token: the range reaches zero
+    >>> stage_prices({"one_stage": {"dloop": one}, "rows": [row]})[0]["stage_in_noise"]
+    True
     """
     out = []
     for row in result["rows"]:
         one = result["one_stage"][row["drafter"]]
         extra = row["stages_per_round"] - 1
         price = {"drafter": row["drafter"], "threshold": row["threshold"], "looped": row["looped"],
-                 "extra_stages": extra, "token_ms": one["ms_per_token"], "stage_ms": None, "tokens_added": None,
-                 "tokens_needed": None, "verdict": "gate never opened"}
+                 "extra_stages": extra, "token_ms": one["ms_per_token"], "stage_ms": None, "stage_ms_spread": None,
+                 "stage_in_noise": None, "tokens_added": None, "tokens_needed": None, "verdict": "gate never opened"}
         if extra > 0:
-            stage_ms = (row["ms_per_token"] * row["acceptance_length"]
-                        - one["ms_per_token"] * one["acceptance_length"]) / extra
+            stage = spread([(looped * row["acceptance_length"] - single * one["acceptance_length"]) / extra
+                            for looped, single in zip(row["runs_ms_per_token"], one["runs_ms_per_token"])])
             compared = beats(row["speedup_spread"], one["speedup_spread"])
-            price.update(stage_ms=stage_ms, tokens_added=(row["acceptance_length"] - one["acceptance_length"]) / extra,
-                         tokens_needed=stage_ms / one["ms_per_token"],
+            price.update(stage_ms=stage.median, stage_ms_spread=stage, stage_in_noise=stage.low <= 0,
+                         tokens_added=(row["acceptance_length"] - one["acceptance_length"]) / extra,
+                         tokens_needed=stage.median / one["ms_per_token"],
                          verdict={"above": "pays", "below": "does not pay"}.get(compared, compared))
         out.append(price)
     return out
@@ -108,8 +119,8 @@ def drafters_compared(result: dict, a: str, b: str) -> list[dict]:
 
     >>> from specviz.lessons.protocol import spread
     >>> def row(d, acc, s): return {"drafter": d, "threshold": -8.0, "looped": 0.5, "stages_per_round": 1.5,
-    ...     "acceptance_length": acc, "ms_per_token": 9.0, "speedup_spread": spread(s)}
-    >>> one = {"acceptance_length": 2.0, "ms_per_token": 10.0, "speedup_spread": spread([1.0])}
+    ...     "acceptance_length": acc, "ms_per_token": 9.0, "runs_ms_per_token": [9.0], "speedup_spread": spread(s)}
+    >>> one = {"acceptance_length": 2.0, "ms_per_token": 10.0, "runs_ms_per_token": [10.0], "speedup_spread": spread([1.0])}
     >>> res = {"one_stage": {"x": one, "y": one}, "rows": [row("x", 2.5, [1.3, 1.5]), row("y", 2.25, [1.4, 1.6])]}
     >>> drafters_compared(res, "x", "y")
     [{'threshold': -8.0, 'tokens_per_check': (2.5, 2.25), 'tokens_per_extra_stage': (1.0, 0.5), \
@@ -125,6 +136,47 @@ def drafters_compared(result: dict, a: str, b: str) -> list[dict]:
                         "tokens_per_extra_stage": (prices[a, g]["tokens_added"], prices[b, g]["tokens_added"]),
                         "speedup": beats(rows[a, g]["speedup_spread"], rows[b, g]["speedup_spread"])})
     return out
+
+
+def where_training_helped(result: dict, threshold: float, aware: str = "dloop", plain: str = "dloop-plain") -> str:
+    """Where the tokens per check that loop-aware training changed at `threshold` came from: the first
+    stage (each drafter run one stage a round) or the stages the gate added (tokens per check at g
+    above that), with each part's measured tokens. Greedy repeats commit the same tokens, so these
+    carry no timing noise; a part that moved by less than 0.005 tokens did not move.
+
+    The two drafters are not the paper's pair: the loop-aware one is the other's weights trained
+    further with loop-aware steps, so it also had more training, and the sentence says so.
+
+    >>> def row(d, g, acc): return {"drafter": d, "threshold": g, "acceptance_length": acc}
+    >>> res = {"one_stage": {"dloop": row("dloop", None, 2.67), "dloop-plain": row("dloop-plain", None, 2.13)},
+    ...        "rows": [row("dloop", -8.0, 2.83), row("dloop-plain", -8.0, 2.33)]}
+    >>> print(where_training_helped(res, -8.0))  # doctest: +NORMALIZE_WHITESPACE
+    At g = -8 a check committed 2.83 tokens with loop-aware training against 2.33 without. The gain came from
+    the first stage (2.67 against 2.13 tokens a check with one stage a round), not from the stages the gate
+    added (0.16 tokens a check with the training, 0.20 without). The loop-aware drafter is the other's weights
+    trained further with loop-aware steps, so it also had more training: this is not the paper's comparison,
+    where only loop-aware training differs.
+    """
+    rows = {(r["drafter"], r["threshold"]): r["acceptance_length"] for r in result["rows"]}
+    first = (result["one_stage"][aware]["acceptance_length"], result["one_stage"][plain]["acceptance_length"])
+    total = (rows[aware, threshold], rows[plain, threshold])
+    later = (total[0] - first[0], total[1] - first[1])
+    firsts = f"the first stage ({first[0]:.2f} against {first[1]:.2f} tokens a check with one stage a round)"
+    laters = f"the stages the gate added ({later[0]:.2f} tokens a check with the training, {later[1]:.2f} without)"
+    gap, gap_first, gap_later = total[0] - total[1], first[0] - first[1], later[0] - later[1]
+    said = (f"At g = {threshold:g} a check committed {total[0]:.2f} tokens with loop-aware training against "
+            f"{total[1]:.2f} without.")
+    if abs(gap) < 0.005:
+        said += f" Loop-aware training changed nothing here: {firsts}; {laters}."
+    else:
+        word = "gain" if gap > 0 else "loss"
+        # the part that moved in the direction of the whole difference, and moved most that way
+        parts = sorted([(gap_first, firsts), (gap_later, laters)], key=lambda p: p[0] * gap, reverse=True)
+        said += f" The {word} came from {parts[0][1]}, "
+        said += (f"not from {parts[1][1]}." if parts[1][0] * gap <= 0.005 * abs(gap)
+                 else f"and also from {parts[1][1]}.")
+    return (said + " The loop-aware drafter is the other's weights trained further with loop-aware steps, so it "
+            "also had more training: this is not the paper's comparison, where only loop-aware training differs.")
 
 
 def bonus_bound(stages: int, k: int) -> dict:

@@ -122,11 +122,12 @@ def sweep_rows(result: dict, label: Callable[[str], str]) -> list[dict]:
 
 def price_rows(prices: list[dict], label: Callable[[str], str]) -> list[dict]:
     """The rows of specviz.lessons.sweep.stage_prices as a learner reads them, each drafter by `label`;
-    '–' where the gate never opened.
+    '–' where the gate never opened, and a stage's cost whose runs' range reaches zero said to be
+    within the noise, never shown as a number (a negative cost above all).
 
     >>> price_rows([{"drafter": "dloop", "threshold": -8.0, "looped": 0.5, "extra_stages": 0.5, "token_ms": 10.0,
-    ...              "stage_ms": 5.0, "tokens_added": 0.25, "tokens_needed": 0.5, "verdict": "does not pay"}],
-    ...            {"dloop": "DLoop"}.get)[0]
+    ...              "stage_ms": 5.0, "stage_in_noise": False, "tokens_added": 0.25, "tokens_needed": 0.5,
+    ...              "verdict": "does not pay"}], {"dloop": "DLoop"}.get)[0]
     {'drafter': 'DLoop', 'g': '-8', 'rounds that drafted again': '50%', 'a later stage costs': '5.0 ms', \
 'it added': '0.25 tokens', 'worth': '2.5 ms (at 10.0 ms a token)', 'pays for itself': 'does not pay'}
     """
@@ -135,7 +136,8 @@ def price_rows(prices: list[dict], label: Callable[[str], str]) -> list[dict]:
         opened = p["stage_ms"] is not None
         out.append({"drafter": label(p["drafter"]), "g": f"{p['threshold']:g}",
                     "rounds that drafted again": f"{p['looped']:.0%}",
-                    "a later stage costs": f"{p['stage_ms']:.1f} ms" if opened else "–",
+                    "a later stage costs": "–" if not opened else "within this machine's noise"
+                    if p["stage_in_noise"] else f"{p['stage_ms']:.1f} ms",
                     "it added": f"{p['tokens_added']:.2f} tokens" if opened else "–",
                     "worth": f"{p['tokens_added'] * p['token_ms']:.1f} ms (at {p['token_ms']:.1f} ms a token)"
                     if opened else "–",

@@ -243,6 +243,8 @@ def test_lesson6_counts_sk_plus_one_and_runs_a_live_round_and_sweep():
     assert not at.exception
     assert "Σ log q vs threshold" in text(at) and "from one target pass" in text(at)
     at.multiselect(key="keep_dloop_sweep").set_value([-2.0]).run()
+    assert not [b for b in at.button if b.label == "Run the sweep"]    # the sweep would answer the prediction
+    predict(at, "dloop", "more")
     button(at, "Run the sweep").click().run()
     assert not at.exception
     assert set(at.dataframe[0].value["drafter"]) == {"DLoop (DSpark stages, loop-aware training)",
@@ -300,6 +302,43 @@ def test_lesson3_says_what_planted_samples_and_drafting_times_support():
             "k = 1, 11.95 ms at k = 8) and for DFlash (parallel block)") in body
     assert "Within this machine's noise from k = 1 to k = 8: DSpark (block + Markov head) (2.25 ms, 2.70 ms)." in body
     assert "its cost grew with the block here" in body and "barely depends on k" not in body.split("On a GPU")[0]
+
+
+def planted_sweep(first=(2.67, 2.13), looping=(2.83, 2.33), runs_one=(10.0, 16.0, 10.0), runs_g=(10.0, 8.0, 16.0)):
+    """A lesson 6 sweep at g = -8 of both DLoop drafters, as `sweep.threshold_sweep` returns it:
+    tokens per check with one stage a round (`first`) and at g (`looping`), loop-aware first, and
+    the ms per token of each run of one stage and at g."""
+    def row(d, g, tokens, runs, stages):
+        s = spread(runs)
+        return {"drafter": d, "threshold": g, "stages_per_round": stages, "looped": 0.9 if g else 0.0,
+                "acceptance_length": tokens, "ms_per_token": s.median, "ms_per_token_spread": s,
+                "runs_ms_per_token": list(runs), "speedup": 12.0 / s.median,
+                "speedup_spread": spread([12.0 / r for r in runs])}
+    drafters = ("dloop", "dloop-plain")
+    return {"baseline": {"ms_per_token": 12.0}, "prompt": "He said, he said,", "k": 4, "S": 3, "seconds": 1.0,
+            "one_stage": {d: row(d, None, a, runs_one, 1.0) for d, a in zip(drafters, first)},
+            "rows": [row(d, -8.0, a, runs_g, 2.0) for d, a in zip(drafters, looping)]}
+
+
+def test_lesson6_reads_a_planted_sweep_after_the_prediction_and_never_shows_a_cost_inside_the_noise():
+    at = open_page("pages/dloop.py")
+    at.session_state["dloop_sweep"] = planted_sweep()
+    at.run()
+    assert not at.dataframe and "loop-aware training against" not in text(at)    # nothing before the prediction
+    predict(at, "dloop", "fewer")
+    body = text(at)
+    assert ("At g = -8 a check committed 2.83 tokens with loop-aware training against 2.33 without. The gain came "
+            "from the first stage (2.67 against 2.13 tokens a check with one stage a round), not from the stages "
+            "the gate added (0.16 tokens a check with the training, 0.20 without).") in body
+    assert "so it also had more training: this is not the paper's comparison" in body
+    assert "what loop-aware training bought" not in body and "are what it bought here" not in body
+    # run by run a later stage cost from about −20 ms to +19 ms: inside the noise, never shown as a number
+    assert list(at.dataframe[1].value["a later stage costs"]) == ["within this machine's noise"] * 2
+    at.session_state["dloop_sweep"] = planted_sweep(first=(2.13, 2.13), looping=(2.83, 2.33), runs_g=(12.0, 17.0, 12.0))
+    at.run()
+    assert "The gain came from the stages the gate added (0.70 tokens a check with the training, 0.20 without), " \
+           "not from the first stage" in text(at)
+    assert all(c.endswith(" ms") for c in at.dataframe[1].value["a later stage costs"])
 
 
 def test_lesson4_allocates_live_drafts_with_algorithm1():
