@@ -49,13 +49,24 @@ def _verdict(r, i: int, verifier: str) -> str:
 
 
 def _text_of(r, i: int, tid: int) -> str:
-    """Text of token `tid` from the round's own records (the target's top list or the proposals)."""
+    """Text of token `tid` at history i from the round's own records: the target's top list, the
+    proposals, or what the round committed there (a target draw outside the top list is the token
+    it emitted). An id the round recorded no text for is named as such, never as a bare number.
+
+    >>> from types import SimpleNamespace as R
+    >>> r = R(p_top=[[[5, " a", 0.6]]], proposed=[5], proposed_tokens=[" a"],
+    ...       emitted=[{"id": 1101, "text": " found", "kind": "correction"}])
+    >>> _text_of(r, 0, 5), _text_of(r, 0, 1101), _text_of(r, 0, 7)
+    (' a', ' found', 'token id 7 (outside the recorded top 5)')
+    """
     for t, text, _ in r.p_top[i]:
         if t == tid:
             return text
     if i < len(r.proposed) and r.proposed[i] == tid:
         return r.proposed_tokens[i]
-    return f"#{tid}"
+    if i < len(r.emitted) and r.emitted[i]["id"] == tid:
+        return r.emitted[i]["text"]
+    return f"token id {tid} (outside the recorded top 5)"
 
 
 def histories_html(r, phase: str, verifier: str) -> str:

@@ -22,16 +22,20 @@ COLORS = (ACCEPTED, TARGET)
 
 
 def survival_html(info: dict, tokens: list[str]) -> str:
-    """One row per proposal: confidence c_i and prefix survival a_i.
+    """One row per proposal: confidence c_i and prefix survival a_i. A round the length limit cut
+    keeps fewer proposals than the drafter scored: only the proposals the round had are shown.
 
     >>> "0.72" in survival_html({"confidence": [0.8, 0.9], "survival": [0.8, 0.72]}, ["a", "b"])
     True
+    >>> survival_html({"confidence": [0.8, 0.9], "survival": [0.8, 0.72]}, ["a"]).count("<td class='num'>")
+    3
     """
     if not info.get("survival"):
         return ""
+    n = len(tokens)
     cells = "".join(f"<td class='num'>{esc(t)}</td>" for t in tokens)
-    conf = "".join(f"<td class='num'>{c:.2f}</td>" for c in info["confidence"])
-    surv = "".join(f"<td class='num'>{a:.2f}</td>" for a in info["survival"])
+    conf = "".join(f"<td class='num'>{c:.2f}</td>" for c in info["confidence"][:n])
+    surv = "".join(f"<td class='num'>{a:.2f}</td>" for a in info["survival"][:n])
     return (f"<table class='sv-table' style='width:auto'><tr><th>proposal</th>{cells}</tr>"
             f"<tr><th>confidence c<sub>i</sub></th>{conf}</tr>"
             f"<tr><th>prefix survival a<sub>i</sub></th>{surv}</tr></table>")
@@ -52,14 +56,15 @@ def stages_html(info: dict, tokens: list[str]) -> str:
     rows = []
     for i, s in enumerate(stages, 1):
         chips = " ".join(esc(t) for t in tokens[s["start"]:s["end"]])
+        end = min(s["end"], len(tokens))   # the length limit may have cut the last stage
         lp = f"{s['logprob_sum']:.2f}".replace("-", "−")
         gs = f"{g:.1f}".replace("-", "−")
         if s["continue"]:
             verdict = f"{lp} ≥ g = {gs}: draft another stage"
         elif i == info.get("max_stages"):
-            verdict = f"{lp}: stage limit S = {info['max_stages']} reached, check all {s['end']} proposals"
+            verdict = f"{lp}: stage limit S = {info['max_stages']} reached, check all {end} proposals"
         else:
-            verdict = f"{lp} &lt; g = {gs}: stop and check all {s['end']} proposals"
+            verdict = f"{lp} &lt; g = {gs}: stop and check all {end} proposals"
         provisional = "" if i == 1 else " <small>(context: provisional drafter features)</small>"
         rows.append(f"<tr><td>stage {i}{provisional}</td><td>{chips}</td><td>{verdict}</td></tr>")
     return ("<table class='sv-table'><tr><th>stage</th><th>proposals</th><th>Σ log q vs threshold</th></tr>"

@@ -129,6 +129,26 @@ def summary(r) -> str:
             f"from one target pass")
 
 
+def verdict(r, guess: int | None, committed: bool) -> str:
+    """The round's outcome as one markdown sentence, after the learner's guess if there was one:
+    at verify how many proposals survived, at commit what the one target pass committed.
+
+    >>> from types import SimpleNamespace as R
+    >>> r = R(proposed=[1, 2, 3, 4], accepted=1, emitted=[{"kind": "accepted"}, {"kind": "correction"}])
+    >>> verdict(r, 2, committed=False)
+    'You predicted 2; the target kept **1** of 4 proposals.'
+    >>> verdict(r, None, committed=True)
+    'The target kept **1** of 4 proposals + 1 correction = 2 tokens from one target pass.'
+    >>> verdict(R(proposed=[], accepted=0, emitted=[{"kind": "bonus"}]), None, committed=True)
+    'The drafter proposed nothing: the target supplied 1 token of its own from one target pass.'
+    """
+    if not r.proposed:
+        return summary(r)[0].upper() + summary(r)[1:] + "." if committed else ""
+    body = summary(r) if committed else f"kept {r.accepted} of {len(r.proposed)} proposals"
+    body = body.replace(f"kept {r.accepted}", f"kept **{r.accepted}**", 1)
+    return (f"You predicted {guess}; the target " if guess is not None else "The target ") + body + "."
+
+
 def log_rows(rounds: list) -> list[dict]:
     """Rows for the round log table (plain text; the table widget escapes it)."""
     return [{"round": r.index + 1, "proposed": len(r.proposed), "accepted": r.accepted,

@@ -163,3 +163,30 @@ def test_the_price_of_a_later_stage_reads_as_a_table_and_one_sentence_per_drafte
     assert stages.price_rows([noisy], {"dloop": "DLoop"}.get)[0]["a later stage costs"] == "within this machine's noise"
     assert stages.price_verdict([shut, opened], "dloop", "DLoop") == (
         "DLoop: at g = -4 the stages it added paid for themselves; at g = -2 the gate never opened.")
+
+
+def test_a_round_cut_by_the_length_limit_shows_only_the_proposals_it_had():
+    from specviz.viz import stages
+    # the drafter scored four proposals; the length limit left the round one
+    info = {"confidence": [0.9, 0.8, 0.7, 0.6], "survival": [0.9, 0.72, 0.5, 0.3], "threshold": -8.0,
+            "max_stages": 2, "stages": [{"start": 0, "end": 4, "logprob_sum": -1.0, "continue": False}]}
+    html = stages.survival_html(info, [" found"])
+    assert "0.90" in html and "0.80" not in html and "0.72" not in html and "0.30" not in html
+    assert "check all 1 proposals" in stages.stages_html(info, [" found"])
+
+
+def test_a_target_draw_outside_the_top_list_is_named_by_the_token_the_round_committed():
+    r = greedy_round(decisions=[{"accepted": True, "target_draw": 10}, {"accepted": True, "target_draw": 11},
+                               {"accepted": False, "target_draw": 1101}],
+                     emitted=[{"id": 10, "text": " a", "kind": "accepted"}, {"id": 11, "text": "<b>", "kind": "accepted"},
+                              {"id": 1101, "text": " <found>", "kind": "correction"}])
+    html = histories.histories_html(r, "verify", "match")
+    assert "target draws  &lt;found&gt;" in html and "#1101" not in html and "<found>" not in html
+
+
+def test_the_rounds_outcome_is_one_sentence():
+    r = greedy_round()
+    assert tokens.verdict(r, 3, committed=False) == "You predicted 3; the target kept **2** of 3 proposals."
+    assert tokens.verdict(r, None, committed=True) == (
+        "The target kept **2** of 3 proposals + 1 correction = 3 tokens from one target pass.")
+    assert tokens.verdict(greedy_round(proposed=[], proposed_tokens=[], accepted=0), 0, committed=False) == ""
