@@ -174,9 +174,7 @@ def panel():
                        list(range(len(r.proposed) + 1)), on_reveal=lambda: move("forward"))
     elif cur.phase != "draft":
         guess = appkit.prediction(guess_key)
-        verdict = (f"You predicted {guess}; the target kept **{r.accepted}**." if guess is not None else
-                   f"The target kept **{r.accepted}**." if r.proposed else "")
-        st.markdown(f"{verdict} {tokens.summary(r) if cur.phase == 'commit' else ''}")
+        st.markdown(tokens.verdict(r, guess, committed=cur.phase == "commit"))
         appkit.class_result(guess_key, list(range(len(r.proposed) + 1)))
 
     st.markdown("**Candidate histories: what the target predicts after each**")
