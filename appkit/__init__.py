@@ -21,7 +21,7 @@ from appkit.frame import apology, css, frame, header, next_lesson
 from appkit.links import set_link
 from appkit.predict import forget_predictions, predict, prediction
 from appkit.runtime import check, engine, limits, models, new_tokens, remember, require_models
-from appkit.screen import fragment_run, mark_seen, stop
+from appkit.screen import fragment_run, hold, mark_seen, stop
 from appkit.state import FRAMED, KEEP, at_most, default, following, key, presenter
 from appkit.votes import class_result
 from appkit.widgets import block_slider, drafter_label, html, plain, prompt_label, rounds_and_seed, run_row
@@ -29,7 +29,7 @@ from specviz.viz.export import chart_config   # the pages' main charts
 
 __all__ = ["CHECKS_AHEAD", "DRAFT_VERIFY", "FRAMED", "HOME", "KEEP", "LESSONS", "apology", "at_most", "block_slider",
            "chart_config", "check", "class_result", "css", "current_page", "default", "drafter_label", "engine",
-           "following", "forget_predictions", "fragment_run", "frame", "header", "html", "key", "limits",
+           "following", "forget_predictions", "fragment_run", "frame", "header", "hold", "html", "key", "limits",
            "mark_seen", "models", "new_tokens", "next_lesson", "not_measured_here", "plain", "predict",
            "prediction", "presenter", "prompt_label", "remember", "require_models", "rounds_and_seed",
            "run_here", "run_row", "set_link", "share", "shared", "show_class", "stop"]

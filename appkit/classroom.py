@@ -17,7 +17,7 @@ import streamlit as st
 from appkit.course import HOME, page_of
 from appkit.links import read_again, share_link
 from appkit.runtime import config
-from appkit.screen import screen_lost
+from appkit.screen import hold, screen_lost
 from appkit.state import (CLASS_FOLLOW, CLASS_ON, CLASS_PARAM, PRESENTER_PARAM, SEEN, default, following, leading,
                           presenter)
 from specviz.hosting.classroom import ClassError, Classroom, MemoryStore, RedisStore, new_token
@@ -123,7 +123,7 @@ def follow_class(nav_url_path: str):
     if f["state"]["step"] != f["applied"]:
         f["applied"] = f["state"]["step"]
         apply_view(f["state"]["view"], nav_url_path)
-    poll_class()
+    hold(poll_class)   # alone in a container, so a cleared poll moves no element (appkit.screen)
 
 
 @st.fragment(run_every=2)

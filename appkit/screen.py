@@ -12,6 +12,14 @@ address with every request, and a poll that finds an older number there after CA
 page again. A server so busy that even that redraw arrives late waits twice as long before the next
 one (up to PATIENCE_MAX_S), so redraws cannot pile onto the load.
 
+A second race, at the start of a fragment's run (a poll, the presenter's tally, lesson 1's panel):
+Streamlit clears from the queue the unsent messages of that fragment (AppSession._clear_queue:
+ForwardMsgQueue.clear with fragment_ids_this_run), also those of the whole run queued just before it,
+which include the slot of the fragment's own container. The browser then drops that slot and draws
+every later element one place up (a page switch under load left a student's lesson one element off).
+`hold` removes the cause: a fragment sits alone in a container the whole run draws, so a cleared
+fragment leaves that container empty and no other element moves.
+
 What it leaves out: the class itself (appkit.classroom), which calls these.
 """
 import time
@@ -48,6 +56,15 @@ def screen_lost() -> bool:
     number, drawn_at, patience = st.session_state.get(SCREEN, (None, 0.0, CATCH_UP_S))
     return (fragment_run() and number is not None and st.query_params.get(SEEN) != str(number)
             and time.monotonic() - drawn_at > patience)
+
+
+def hold(fragment, *args):
+    """Draw `fragment(*args)` (an st.fragment) alone in a container of the run's own (see above).
+
+    The container's slot belongs to the whole run, the fragment's to the fragment: clearing the
+    fragment's messages empties the container and leaves its neighbours where they are."""
+    with st.container():
+        return fragment(*args)
 
 
 def fragment_run() -> bool:

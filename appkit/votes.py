@@ -11,7 +11,7 @@ import contextlib
 import streamlit as st
 
 from appkit.classroom import room
-from appkit.screen import screen_lost
+from appkit.screen import hold, screen_lost
 from appkit.state import CLASS_FOLLOW, CLASS_ON, leading
 from specviz.hosting.classroom import ClassError
 
@@ -70,8 +70,14 @@ def class_result(key: str, options: list, format_func=str):
             class_votes(t, options, format_func)
 
 
-@st.fragment(run_every=2)
 def presenter_tally(key: str, options: list, format_func):
+    """The presenter's live count while `key` is open (`tally`), held in a container of the whole
+    run's so that a cleared tally run moves nothing else (appkit.screen.hold)."""
+    hold(tally, key, options, format_func)
+
+
+@st.fragment(run_every=2)
+def tally(key: str, options: list, format_func):
     """The presenter's live count while `key` is open: how many of the followers have answered, not
     what (the room would copy the spread); the spread itself once revealed. Refreshed every two seconds."""
     lead = leading()

@@ -235,8 +235,8 @@ def panel_for_the_class():
 
 
 playing_at_start = stepper.playing
-# a fragment's reruns run outside app.py's apology: it gets its own
-st.fragment(run_every=TICK_S if playing_at_start else None)(appkit.apology()(panel_for_the_class))()
+# a fragment's reruns run outside app.py's apology: it gets its own; held alone in a container (appkit.hold)
+appkit.hold(st.fragment(run_every=TICK_S if playing_at_start else None)(appkit.apology()(panel_for_the_class)))
 
 with st.expander("Replay a saved trace", expanded=m is None):
     st.file_uploader("A trace downloaded from this page (no model needed)", type=["json"], key="draft_upload",

@@ -6,6 +6,7 @@ once, the presenter sees the count and reveals, and every follower then sees the
 the class's distribution. Browsers and two server processes are in test_browser_class.py.
 """
 import pytest
+from streamlit.runtime.forward_msg_queue import ForwardMsgQueue
 from streamlit.testing.v1 import AppTest
 
 from tests.app.test_app_pages import APP, button
@@ -110,3 +111,57 @@ def test_a_follower_on_a_live_lesson_runs_no_model_by_itself():
     student.run()
     assert student.title[0].value == "Draft, then verify"
     assert not student.exception and not student.error, [e.value for e in student.exception or student.error]
+
+
+def full_run_messages(at: AppTest) -> list:
+    """The ForwardMsgs one whole run of `at` enqueues, in order (Streamlit's own enqueue hook)."""
+    got = []
+    ForwardMsgQueue.on_before_enqueue_msg(got.append)
+    try:
+        at.run()
+    finally:
+        ForwardMsgQueue.on_before_enqueue_msg(None)
+    assert not at.exception, [e.value for e in at.exception]
+    return got
+
+
+def holes(messages: list) -> list:
+    """Slots a later sibling skips over: (block path, missing index) for each block holding an
+    element at index i but none at some j < i. The browser drops a slot no run filled, and the
+    elements after it then land one place up (the title overwritten, a blank under the class bar)."""
+    filled = {}
+    for m in messages:
+        if m.WhichOneof("type") == "delta":
+            path = tuple(m.metadata.delta_path)
+            for depth in range(1, len(path)):
+                filled.setdefault(path[:depth], set()).add(path[depth])
+    return [(block, j) for block, slots in filled.items() for j in range(max(slots)) if j not in slots]
+
+
+@pytest.mark.slow
+def test_a_fragment_run_that_clears_a_queued_page_leaves_no_hole_in_it():
+    """The race behind a student's screen drawn one element off after a page switch: Streamlit (1.67)
+    starts a queued fragment run (a two-second poll, the presenter's tally) before the event loop has
+    sent the whole run before it, and `AppSession._clear_queue` calls
+    `ForwardMsgQueue.clear(retain_lifecycle_msgs=True, fragment_ids_this_run=[that fragment])`, which
+    removes from the queued whole run every delta of that fragment: its own container's slot too.
+    Each polling fragment therefore sits alone in a container the whole run draws (appkit.screen.hold),
+    so the clear empties that container and leaves every other element in its slot."""
+    teacher = presenter_on_lesson1()
+    student = follower(teacher.session_state["class_lead"]["code"])
+    button(teacher, "Next phase").click().run()          # a question is open: the presenter's tally polls
+    student.run()
+    for at in (teacher, student):
+        messages = full_run_messages(at)
+        assert not holes(messages)
+        fragments = {m.delta.fragment_id for m in messages if m.WhichOneof("type") == "delta"} - {""}
+        assert len(fragments) >= 2    # lesson 1's panel, and the follower's poll or the presenter's tally
+        for fragment in fragments:
+            queue = ForwardMsgQueue()
+            for m in messages:
+                queue.enqueue(m)
+            queue.clear(retain_lifecycle_msgs=True, fragment_ids_this_run=[fragment])   # as AppSession does
+            own = min((tuple(m.metadata.delta_path) for m in messages
+                       if m.WhichOneof("type") == "delta" and m.delta.fragment_id == fragment), key=len)
+            # the fragment's own run draws its container's inside again; nothing outside it may move
+            assert [h for h in holes(queue._queue) if h[0][:len(own)] != own] == [], fragment
