@@ -13,6 +13,9 @@ import platform
 import torch
 import transformers
 
+from specviz.lessons.cost import regimes
+from specviz.lessons.pricing import LARGE_GPU, Comparison
+
 ITEMS = ["target", "baseline", "sampling rule", "hardware", "engine", "context and output lengths", "load",
          "timed boundary", "result"]
 NOT_STATED = "not stated in the article"
@@ -70,6 +73,21 @@ def hardware(device: torch.device) -> str:
             f"(the count measured fastest on the free cores)")
 
 
+def steps_compared(c: Comparison) -> str:
+    """The hardware row's comparison: what one of the measured rounds costs in one-token steps here,
+    against the same rounds priced on the other profile (lesson 7 sets them side by side).
+
+    >>> from specviz.lessons.pricing import Profile, compare
+    >>> print(steps_compared(compare([(5, 1, 3)], [Profile("here", 10.0, 1.5, 4.0, 1.0)], LARGE_GPU)))
+    ... # doctest: +NORMALIZE_WHITESPACE
+    A round of these rounds costs 2.10 one-token steps here (measured) against 1.40 priced, a large target on a GPU
+    (from the sources), for the same 3.00 tokens a round (lesson 7 sets the two side by side).
+    """
+    return (f"A round of these rounds costs {c.here_median.round_steps:.2f} one-token steps here (measured) against "
+            f"{c.there.round_steps:.2f} {c.there.label}, for the same {c.there.tokens_per_round:.2f} tokens a round "
+            "(lesson 7 sets the two side by side).")
+
+
 def ours(models, measurement: dict, label=str) -> dict:
     """The checklist for a `specviz.lessons.cost.measure` result on `models`, as {item: text};
     `label` names the drafter as the page does (its name, "dspark", is not for a learner).
@@ -91,7 +109,8 @@ def ours(models, measurement: dict, label=str) -> dict:
                     "per target forward)",
         "sampling rule": rule + (f"; output identical to the baseline: {'yes' if same else 'NO'}"
                                  if s.verifier == "greedy" else ""),
-        "hardware": hardware(models.device) + f", {str(models.dtype).replace('torch.', '')}",
+        "hardware": hardware(models.device) + f", {str(models.dtype).replace('torch.', '')}. " + steps_compared(
+            regimes(measurement, LARGE_GPU)),
         "engine": f"specviz (eager PyTorch {torch.__version__}, transformers {transformers.__version__}), batch 1, "
                   f"KV cache cropped after every round"
                   + ("; each linear layer in the weight layout this CPU multiplied fastest when the models loaded"

@@ -8,6 +8,8 @@ each round by the output it actually delivered.
 
 `verification_cost_by_width` times one target forward of w tokens on top of a fixed context:
 how much more a check of w candidates costs than a one-token step on the running hardware.
+`regimes` prices a measurement's rounds on this machine and on a large target on a GPU
+(specviz.lessons.pricing), so the two regimes are compared on the same accepted tokens.
 
 What it leaves out: overlapping phases (this engine runs draft, verify and commit one after
 another, so their times add), batch serving, prefill and time to first token.
@@ -20,6 +22,7 @@ from transformers import DynamicCache
 
 from specviz.generator.clock import Stopwatch
 from specviz.generator.engine import Generation
+from specviz.lessons.pricing import Comparison, Profile, compare, measured_profiles, shapes
 from specviz.lessons.protocol import alternate, cost_line, ratio_spread, spread
 
 
@@ -225,3 +228,12 @@ def measure(models, prompt: str, settings, repeats: int = 3, progress=None) -> d
     out["speedup_spread"] = ratio_spread(out["plain"]["runs_ms_per_token"], out["speculative"]["runs_ms_per_token"])
     out["speedup"] = out["speedup_spread"].median
     return out
+
+
+def regimes(measurement: dict, there: Profile, here_name: str = "this machine") -> Comparison:
+    """The speculative rounds of a `measure` result priced in two regimes (specviz.lessons.pricing): under
+    this machine's profile, read off each run pair, and under `there` (a large target on a GPU)."""
+    spec = measurement["speculative"]
+    rounds = shapes(spec["trace"].rounds)
+    here = measured_profiles(measurement["plain"]["runs_costs"], spec["runs_costs"], rounds, here_name)
+    return compare(rounds, here, there)

@@ -20,6 +20,7 @@ with its range so that small differences read as the noise they are.
 """
 from specviz.generator.settings import Settings
 from specviz.lessons.cost import repeated_runs
+from specviz.lessons.pricing import Profile, measured_profiles, price, shapes
 from specviz.lessons.protocol import beats, ratio_spread, spread
 
 
@@ -28,9 +29,12 @@ def threshold_sweep(models, prompt: str, drafters: list[str], thresholds: list[f
                     label=str) -> dict:
     """{"baseline": plain decoding's costs, "one_stage": {drafter: row}, "rows": [row per drafter x
     threshold]}, each row {drafter, threshold, stages_per_round, looped, acceptance_length,
-    ms_per_token, ms_per_token_spread, runs_ms_per_token, speedup, speedup_spread}: measured under the protocol of
+    ms_per_token, ms_per_token_spread, runs_ms_per_token, speedup, speedup_spread, shapes, runs_costs}:
+    measured under the protocol of
     specviz.lessons.protocol (alternated, `repeats` runs each, median and range). "looped" is the
-    share of rounds that drafted more than one stage; a one-stage row has threshold None.
+    share of rounds that drafted more than one stage; a one-stage row has threshold None. "shapes" are
+    the median run's rounds as specviz.lessons.pricing prices them, "runs_costs" each run's totals, and
+    "baseline_runs" plain decoding's, so the same rounds can be priced in another regime.
     `progress(done, total, name)` is told before each run, its setting named as `setting_name` does
     with `label` (a page passes its plain label for each drafter)."""
     settings = {("plain", None): Settings.greedy(None, max_new_tokens)}
@@ -41,7 +45,7 @@ def threshold_sweep(models, prompt: str, drafters: list[str], thresholds: list[f
     runs = repeated_runs(models, prompt, settings, repeats,
                          progress and (lambda done, total, key: progress(done, total, setting_name(*key, label))))
     base = runs.pop(("plain", None))
-    out = {"baseline": base["costs"], "one_stage": {}, "rows": []}
+    out = {"baseline": base["costs"], "baseline_runs": base["runs_costs"], "one_stage": {}, "rows": []}
     for (d, g), run in runs.items():
         rounds = run["trace"].rounds
         speed = ratio_spread(base["runs_ms_per_token"], run["runs_ms_per_token"])
@@ -49,7 +53,8 @@ def threshold_sweep(models, prompt: str, drafters: list[str], thresholds: list[f
                "looped": sum(len(r.drafter_info.get("stages", [])) > 1 for r in rounds) / len(rounds),
                "acceptance_length": run["costs"]["acceptance_length"], "ms_per_token": run["ms_per_token"].median,
                "ms_per_token_spread": run["ms_per_token"], "runs_ms_per_token": run["runs_ms_per_token"],
-               "speedup": speed.median, "speedup_spread": speed}
+               "speedup": speed.median, "speedup_spread": speed,
+               "shapes": shapes(rounds), "runs_costs": run["runs_costs"]}
         if g is None:
             out["one_stage"][d] = row
         else:
@@ -188,3 +193,98 @@ def bonus_bound(stages: int, k: int) -> dict:
     if stages < 1 or k < 1:
         raise ValueError("need at least one stage of at least one proposal")
     return {"one_check": stages * k + 1, "separate_checks": stages * (k + 1), "target_passes_saved": stages - 1}
+
+
+def _stage_priced(one_shapes, row_shapes, extra: float, profile: Profile) -> tuple[float, bool]:
+    """(tokens a later stage must add to pay for itself, whether the looping rounds' token is cheaper),
+    both rounds priced under `profile`: a stage costs the longer round spread over the extra stages,
+    and it needs that cost's worth of one-stage tokens. It pays exactly where the token is cheaper."""
+    one, looped = price(one_shapes, profile), price(row_shapes, profile)
+    stage_ms = (looped.total_ms / looped.rounds - one.total_ms / one.rounds) / extra
+    return stage_ms / one.ms_per_token, looped.ms_per_token < one.ms_per_token
+
+
+def stage_in_regimes(result: dict, there: Profile, here_name: str) -> list[dict]:
+    """Per row of `threshold_sweep`: DLoop's later stage priced from the sweep's own rounds in two
+    regimes: on this machine (a profile per run, measured from plain decoding's runs and the
+    drafter's one-stage runs, specviz.lessons.pricing.measured_profiles) and under `there`.
+    {drafter, threshold, tokens_added, here_needed (Spread over the runs), here, there_needed, there};
+    "here" and "there" are "pays", "does not pay", "within this machine's noise" (here only: the runs
+    disagree) or "gate never opened" (then the rest is None). tokens_added is what each extra stage
+    added (greedy repeats commit the same tokens, so it is exact); a stage pays exactly where it adds
+    more than it needs.
+
+    >>> from specviz.lessons.pricing import LARGE_GPU
+    >>> plain = [{"rounds": 10, "mean_round_ms": 10.0, "verify_ms": 90.0}]
+    >>> one = {"acceptance_length": 2.0, "shapes": [(5, 1, 2)] * 5,
+    ...        "runs_costs": [{"rounds": 5, "verify_ms": 65.0, "draft_ms": 30.0, "overhead_ms": 5.0}]}
+    >>> row = {"drafter": "dloop", "threshold": -8.0, "stages_per_round": 2.0, "acceptance_length": 2.75,
+    ...        "shapes": [(9, 2, 3)] * 3 + [(9, 2, 2)]}
+    >>> p = stage_in_regimes({"baseline_runs": plain, "one_stage": {"dloop": one}, "rows": [row]}, LARGE_GPU, "here")[0]
+    >>> p["tokens_added"], p["here_needed"].median, p["here"], p["there_needed"], p["there"]
+    (0.75, 1.0, 'does not pay', 0.5714285714285714, 'pays')
+    """
+    out = []
+    for row in result["rows"]:
+        one = result["one_stage"][row["drafter"]]
+        extra = row["stages_per_round"] - 1
+        p = {"drafter": row["drafter"], "threshold": row["threshold"], "tokens_added": None,
+             "here_needed": None, "here": "gate never opened", "there_needed": None, "there": "gate never opened"}
+        if extra > 0:
+            here = measured_profiles(result["baseline_runs"], one["runs_costs"], one["shapes"], here_name)
+            runs = [_stage_priced(one["shapes"], row["shapes"], extra, prof) for prof in here]
+            needed, pays = _stage_priced(one["shapes"], row["shapes"], extra, there)
+            verdicts = {paid for _, paid in runs}
+            p.update(tokens_added=(row["acceptance_length"] - one["acceptance_length"]) / extra,
+                     here_needed=spread([n for n, _ in runs]),
+                     here="within this machine's noise" if len(verdicts) > 1 else "pays" if True in verdicts
+                     else "does not pay",
+                     there_needed=needed, there="pays" if pays else "does not pay")
+        out.append(p)
+    return out
+
+
+def pays_from(prices: list[dict], drafter: str, regime: str) -> float | None:
+    """The highest swept g (the first, coming down from 0, where the gate lets more stages through) at
+    which `drafter`'s later stage pays in `regime` ("here" or "there"); None where it pays at none.
+
+    >>> prices = [{"drafter": "d", "threshold": g, "here": v} for g, v in [(-4.0, "does not pay"), (-8.0, "pays"),
+    ...                                                                  (-12.0, "pays")]]
+    >>> pays_from(prices, "d", "here"), pays_from(prices, "e", "here")
+    (-8.0, None)
+    """
+    paid = [p["threshold"] for p in prices if p["drafter"] == drafter and p[regime] == "pays"]
+    return max(paid) if paid else None
+
+
+def regime_verdict(prices: list[dict], drafter: str, name: str, here_name: str, there_name: str) -> str:
+    """One sentence for `drafter` (called `name`): from which g a later stage pays for itself on this
+    machine and on the other profile, with what it adds and needs there, all from `stage_in_regimes`.
+
+    >>> def p(g, added, here_needed, here, there_needed, there):
+    ...     return {"drafter": "d", "threshold": g, "tokens_added": added, "here_needed": spread([here_needed]),
+    ...             "here": here, "there_needed": there_needed, "there": there}
+    >>> prices = [p(-4.0, 0.2, 0.9, "does not pay", 0.3, "does not pay"), p(-8.0, 0.5, 0.9, "does not pay", 0.3, "pays")]
+    >>> print(regime_verdict(prices, "d", "DLoop", "this machine", "the large-target profile"))
+    ... # doctest: +NORMALIZE_WHITESPACE
+    DLoop: on this machine a later stage pays at none of the swept g (at g = -8 it adds 0.50 tokens and needs
+    0.90); priced on the large-target profile it starts to pay at g = -8, where it adds 0.50 tokens and needs 0.30.
+    """
+    mine = [q for q in prices if q["drafter"] == drafter and q["tokens_added"] is not None]
+    if not mine:
+        return f"{name}: the gate never opened at the swept g, so no later stage was drafted to price."
+
+    def part(regime: str, where: str) -> str:
+        need = (lambda q: q["here_needed"].median) if regime == "here" else (lambda q: q["there_needed"])
+        g = pays_from(mine, drafter, regime)
+        if g is not None:
+            q = next(q for q in mine if q["threshold"] == g)
+            return (f"{where} it starts to pay at g = {g:g}, where it adds {q['tokens_added']:.2f} tokens and needs "
+                    f"{need(q):.2f}")
+        q = min(mine, key=lambda q: need(q) - q["tokens_added"])      # the g closest to paying
+        noisy = [f"{q['threshold']:g}" for q in mine if q[regime] == "within this machine's noise"]
+        return (f"{where} a later stage pays at none of the swept g (at g = {q['threshold']:g} it adds "
+                f"{q['tokens_added']:.2f} tokens and needs {need(q):.2f})"
+                + (f"; at g = {', '.join(noisy)} the runs disagree, within this machine's noise" if noisy else ""))
+
+    return f"{name}: {part('here', f'on {here_name}')}; {part('there', f'priced on {there_name}')}."

@@ -1,0 +1,133 @@
+"""Pricing recorded rounds under a cost profile: planted rounds with hand-computed answers, the
+sources' profile, profiles measured from real runs, and the sentence about the two regimes."""
+import pytest
+import torch
+from hypothesis import given, strategies as st
+
+from specviz.generator.settings import Settings
+from specviz.lessons.cost import measure, regimes
+from specviz.lessons.pricing import (FIELDS, LARGE_GPU, Profile, compare, comparison_rows, measured_profiles, price,
+                                     profile_with, shapes, why_smaller)
+
+# a one-stage round of k = 4 committing 4, one committing 2, and a DLoop round of two stages of 4 committing 6
+PLANTED = [(5, 1, 4), (5, 1, 2), (9, 2, 6)]
+HERE = Profile("here", step_ms=8.0, position_ms=0.5, stage_ms=1.0, bookkeeping_ms=0.25)
+
+
+def test_planted_rounds_cost_their_parts_summed_over_their_tokens():
+    p = price(PLANTED, HERE)
+    # checks: 8 + 0.5·4 = 10, 10, 8 + 0.5·8 = 12; drafting 1 + 1 + 2 stages; bookkeeping 3 × 0.25
+    assert (p.check_ms, p.draft_ms, p.bookkeeping_ms) == (32.0, 4.0, 0.75)
+    assert p.total_ms == 36.75 and p.tokens == 12 and p.rounds == 3
+    assert p.ms_per_token == 3.0625                       # 36.75 / 12
+    assert p.speedup == pytest.approx(128 / 49, rel=1e-12)    # 8 / 3.0625
+    assert p.round_steps == 1.53125 == p.break_even       # 36.75 / 3 rounds / 8 ms
+    assert p.tokens_per_round == 4.0
+    assert p.speedup == pytest.approx(p.tokens_per_round / p.round_steps, rel=1e-12)
+    assert (p.steps("check_ms"), p.steps("draft_ms")) == (32 / 24, 4 / 24)
+
+
+def test_the_sources_profile_gives_back_their_worked_example():
+    four, one = price([(5, 1, 4)], LARGE_GPU), price([(5, 1, 1)], LARGE_GPU)
+    assert four.total_ms == 14.0 and four.ms_per_token == 3.5                  # "3.5 milliseconds per token"
+    assert four.speedup == pytest.approx(10 / 3.5, rel=1e-12)                   # "about 2.9 times faster"
+    assert one.ms_per_token == 14.0 and one.speedup < 1                         # "is slower"
+    assert four.round_steps == 1.4 and LARGE_GPU.check_ms(5) / LARGE_GPU.step_ms == 1.2   # "only modestly slower"
+
+
+def test_every_number_of_the_sources_profile_says_where_it_comes_from_and_none_is_a_measurement():
+    assert not LARGE_GPU.measured and LARGE_GPU.label.startswith("priced, ")
+    assert set(LARGE_GPU.sources) == set(FIELDS)
+    for text in LARGE_GPU.sources.values():
+        assert "“How speculative decoding checks ahead”" in text or "“Draft, Then Verify”" in text
+        assert text.count("“") >= 2     # the document and a phrase from it
+    edited = profile_with(LARGE_GPU, step_ms=20.0)
+    assert edited.sources["step_ms"] == "edited on this page" and edited.sources["stage_ms"] == LARGE_GPU.sources["stage_ms"]
+    assert profile_with(LARGE_GPU, step_ms=10.0).sources == LARGE_GPU.sources     # unchanged is still the source's
+
+
+def test_a_round_of_plain_decoding_has_no_stage_and_a_dloop_round_counts_its_stages():
+    from types import SimpleNamespace as R
+    rounds = [R(proposed=[1, 2, 3], emitted=[1, 2], drafter_info={"stages": [{}, {}, {}]}),
+              R(proposed=[], emitted=[9], drafter_info={})]
+    assert shapes(rounds) == [(4, 3, 2), (1, 0, 1)]
+
+
+def test_a_measured_profile_is_read_off_the_run_pair_and_prices_the_run_back_exactly():
+    # plain: 4 rounds of 10 ms, 9 ms of which the forward. Speculative: 2 rounds of k = 4, 1 stage each,
+    # verify 22 ms (2 × 9 + 0.5 × 8 positions), draft 4 ms, overhead 4 ms (1 ms a round beyond plain's 1).
+    plain = [{"rounds": 4, "mean_round_ms": 10.0, "verify_ms": 36.0},
+             {"rounds": 4, "mean_round_ms": 12.0, "verify_ms": 40.0}]
+    spec = [{"rounds": 2, "verify_ms": 22.0, "draft_ms": 4.0, "overhead_ms": 4.0, "decode_ms": 30.0},
+            {"rounds": 2, "verify_ms": 28.0, "draft_ms": 6.0, "overhead_ms": 6.0, "decode_ms": 40.0}]
+    rounds = [(5, 1, 4), (5, 1, 2)]
+    a, b = measured_profiles(plain, spec, rounds, "this machine")
+    assert (a.step_ms, a.position_ms, a.stage_ms, a.bookkeeping_ms) == (10.0, 0.5, 2.0, 1.0)
+    assert (b.step_ms, b.position_ms, b.stage_ms, b.bookkeeping_ms) == (12.0, 1.0, 3.0, 1.0)
+    assert a.measured and a.label == "priced, this machine (measured)"
+    assert [price(rounds, p).total_ms for p in (a, b)] == [30.0, 40.0]
+    with pytest.raises(ValueError):
+        measured_profiles(plain, spec[:1], rounds, "x")
+
+
+def test_the_comparison_table_has_one_column_per_regime_each_labelled_priced():
+    rows = comparison_rows(compare([(5, 1, 4)], [HERE], LARGE_GPU))
+    assert list(rows[0]) == ["quantity", "priced, here", "priced, a large target on a GPU (from the sources)"]
+    assert [r["quantity"] for r in rows] == ["tokens a round", "round, in steps", "· the check", "· drafting",
+                                             "· bookkeeping", "ms per token", "speedup"]
+    # here: 10 + 1 + 0.25 = 11.25 ms, 1.41 steps, 2.8125 ms a token; the sources' profile: 14 ms, 1.40 steps, 3.5
+    assert [tuple(r.values())[1:] for r in rows[1:2] + rows[-2:]] == [("1.41", "1.40"), ("2.81", "3.50"),
+                                                                       ("2.84×", "2.86×")]
+
+
+def test_the_answer_names_the_round_cost_in_steps_and_the_part_that_differs_most():
+    slow_drafting = Profile("here", step_ms=10.0, position_ms=0.5, stage_ms=6.0)    # check as the GPU's, drafting 0.6
+    said = why_smaller(compare([(5, 1, 3)], [slow_drafting], LARGE_GPU))
+    assert said == ("Both prices use the same 1 round, 3.00 committed tokens a round. On this machine a round costs "
+                    "1.80 one-token steps, so 3.00 ÷ 1.80 = 1.67×; on the large-target profile it costs 1.40 steps, so "
+                    "3.00 ÷ 1.40 = 2.14×. The speedup here is smaller because a round costs more steps here, most of "
+                    "all drafting (0.60 steps against 0.20).")
+
+
+def test_a_cheaper_round_here_is_called_larger_and_an_overlapping_spread_is_noise():
+    cheap = Profile("here", step_ms=10.0, position_ms=0.25, stage_ms=1.5)             # 1.1 + 0.15 = 1.25 steps
+    assert "is larger because a round costs fewer steps here, most of all the check" in why_smaller(
+        compare([(5, 1, 3)], [cheap], LARGE_GPU))
+    runs = [cheap, Profile("here", 10.0, 0.5, 4.0)]                                     # 1.25 and 1.6 steps
+    said = why_smaller(compare([(5, 1, 3)], runs, LARGE_GPU))
+    assert "(1.25–1.60 over 2 runs)" in said and said.endswith("within this machine's noise, so this machine is not "
+                                                              "told apart from the large-target profile here.")
+
+
+rounds_strategy = st.lists(st.tuples(st.integers(1, 17), st.integers(0, 3), st.integers(1, 17)), min_size=1, max_size=20)
+ms = st.floats(0.01, 100.0)
+
+
+@given(rounds_strategy, ms, ms, ms, ms, st.floats(0.0, 1.0))
+def test_a_cheaper_check_never_lowers_the_speedup_of_the_same_rounds(rounds, step, position, stage, bookkeeping, cut):
+    dear = Profile("x", step, position, stage, bookkeeping)
+    cheaper = profile_with(dear, position_ms=position * cut)
+    assert price(rounds, cheaper).speedup >= price(rounds, dear).speedup * (1 - 1e-12)
+
+
+def test_the_rounds_of_a_real_measurement_priced_on_this_machine_cost_what_each_run_measured(models):
+    res = measure(models, "The best way to learn is to", Settings.greedy("dspark", 12, block_size=3), repeats=2)
+    c = regimes(res, LARGE_GPU)
+    measured = [run["ms_per_token"] for run in res["speculative"]["runs_costs"]]
+    assert [p.ms_per_token for p in c.here] == pytest.approx(measured, rel=1e-9)
+    assert [p.speedup for p in c.here] == pytest.approx(
+        [a / b for a, b in zip(res["plain"]["runs_ms_per_token"], res["speculative"]["runs_ms_per_token"])], rel=1e-9)
+    assert c.there.tokens == res["speculative"]["costs"]["tokens"] and c.there.label.startswith("priced, ")
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
+def test_a_gpu_host_measures_its_own_profile_the_same_way():
+    from specviz.generator.models import load_embedded
+    models = load_embedded("cuda")
+    res = measure(models, "The best way to learn is to", Settings.greedy("dspark", 16, block_size=4), repeats=3)
+    c = regimes(res, LARGE_GPU, "this GPU")
+    assert all(p.measured is False for p in [LARGE_GPU]) and c.here_median.label == "priced, this GPU (measured)"
+    measured = [run["ms_per_token"] for run in res["speculative"]["runs_costs"]]
+    assert [p.ms_per_token for p in c.here] == pytest.approx(measured, rel=1e-9)
+    assert c.here_steps.median > 0 and "one-token steps" in why_smaller(c, "this GPU")
