@@ -76,9 +76,9 @@ else:
     st.plotly_chart(figs.attention_map(view), key="inside_attention",
                     config=appkit.chart_config("lesson9-attention"))
     st.caption("This app's measurement: the first draft layer's attention weights for this round, averaged over "
-               "heads, over the last context positions and the block itself (every slot sees every slot: no causal "
-               "mask inside the block). Share of attention on the block, per slot: "
-               + ", ".join(f"{x:.2f}" for x in view["block_share"]) + ".")
+               "heads, over the last context positions and the block itself (no causal mask inside the block, so "
+               "every slot may attend to every slot).")
+    st.markdown(inside.block_attention_note(view["block_share"]))
     way = ("DFlash's way: the anchor slot predicts nothing, and the mask slots give" if view["read_from_slot"]
            else "DSpark's way: every slot, the anchor's included, gives one of")
     st.markdown(f"**This round:** {len(view['block_inputs'])} inputs, read {way} the **k = {view['k']}** "
@@ -95,7 +95,7 @@ revealed = appkit.predict("inside", "the verifier is handed the backbone's q wit
                           "the proposal was really drawn from. Does the output still follow p exactly?",
                           ["yes, the ratio rule corrects any q", "no, it moves away from p"])
 if revealed:
-    st.markdown(f"**Answer: no.** Only the true q gives a distance of 0. {CHECKS}: the ratio-and-residual verifier "
+    st.markdown(f"**Answer: no.** {CHECKS}: the ratio-and-residual verifier "
                 "needs “the actual proposal probabilities”, including the temperature and other sampling "
                 "transformations; a parallel generator or refinement procedure must supply the normalised "
                 "probabilities of the sampling process it really used.")
@@ -119,10 +119,7 @@ elif revealed:   # the distances are the answer
     for col, (name, case) in zip(cols, wq["cases"].items()):
         col.metric(names[name], f"{case['distance']:.4f}", border=True,
                    help="total-variation distance of the emitted distribution from p (0 = lossless)")
-    st.markdown(f"Distance from p (total variation) of what is emitted after the first proposal "
-                f"{wq['first']!r}: with the true q **{num(wq['cases']['true']['distance'], 6)}**; with q taken "
-                f"before temperature and top-k **{num(wq['cases']['raw']['distance'], 4)}**; with the backbone's "
-                f"marginal instead of the corrected q **{num(wq['cases']['marginal']['distance'], 4)}**.")
+    st.markdown(inside.wrong_q_note(wq["first"], wq["cases"]))
     st.plotly_chart(figs.emitted_bars(wq, names), key="inside_emitted")
     st.caption("This app's computation on the embedded models: p and every q are the real distributions at this "
                "candidate history; the emitted distribution is q·min(1, p/q′) plus the rejected mass times "
@@ -243,10 +240,10 @@ elif "dloop" in m.drafter_models:
     with appkit.engine():
         loop = inside.dloop_round(m, S.get("keep_inside_prompt", PRESETS[0]))
     st.dataframe(pd.DataFrame([{"stage": s["stage"], "anchor": s["anchor"], "proposals": " ".join(s["proposals"]),
-                                "Σ log q": round(s["logprob_sum"], 2),
-                                "gate": "draft another stage" if s["continue"] else "check now"}
+                                "gate": inside.gate_reason(s["stage"], s["logprob_sum"], loop["threshold"],
+                                                           loop["max_stages"])}
                                for s in loop["stages"]]), hide_index=True)
-    st.caption(f"This app's live round: the loop-aware drafter, k = 3, up to 3 stages, threshold g = "
+    st.caption(f"This app's live round: the loop-aware drafter, k = 3, up to S = {loop['max_stages']} stages, threshold g = "
                f"{loop['threshold']:g}; the target then kept {loop['accepted']} of {loop['proposed']} proposals. "
                "Each later stage's anchor is the previous stage's last proposal.")
     cost = inside.training_cost(m.paths.get("drafters", {}))

@@ -4,9 +4,11 @@ be given, what "lossless" does and does not promise, and how a system's speed is
   SECTIONS              the lesson's headings and the glossary terms each one uses
   drafter_view          one live round of a block drafter: target layers, positions, the
                         [anchor, mask, ...] input, the first draft layer's attention, proposals
+  block_attention_note  what that attention shows: which slots read the block, which the context
   emitted_distribution  what ratio-and-residual verification emits when the proposal was drawn
                         from one q but the verifier was handed another (exact)
   wrong_q               that distance on the real models, for the true q and two wrong ones
+  wrong_q_note          what those distances show, as a sentence
   bf16_twin, precision_search
                         the target in bfloat16 beside float32: where greedy outputs part
   SCHEDULE_EXAMPLE, schedule_example
@@ -14,8 +16,9 @@ be given, what "lossless" does and does not promise, and how a system's speed is
                         one, and what uncalibrated confidences do (this app's worked example)
   per_token, elapsed    total time over total tokens; the critical path of overlapping phases
   trace_timing          time per token, time to first token and request time of a live trace
-  dloop_round, training_cost
-                        DLoop's stages and anchors on a live round; this app's training records
+  dloop_round, gate_reason, training_cost
+                        DLoop's stages and anchors on a live round, why the gate decided as it
+                        did; this app's training records
 
 Claims come from the two source documents, cited by title on the page; numbers are either
 the sources', this app's measurement, or this app's worked example, and each says which.
@@ -41,8 +44,8 @@ from specviz.lessons.parallel import prepared
 SECTIONS = [
     ("1 · How a block drafter reads the target: anchor, mask slots, context features",
      ["block drafter", "anchor", "mask slot", "context features"]),
-    ("2 · The verifier needs the true proposal distribution q", ["verifier", "proposal distribution q"]),
-    ("3 · Three claims, and numerics that flip a greedy token (float32 against bfloat16)",
+    ("2 · Which proposal distribution q is the verifier handed?", ["verifier", "proposal distribution q"]),
+    ("3 · Three claims, and numerics that can flip a greedy token (float32 against bfloat16)",
      ["greedy", "float32", "bfloat16"]),
     ("4 · Confidence scheduling under load: calibration, prefix survival, SPS",
      ["calibration", "prefix survival", "SPS"]),
@@ -98,6 +101,56 @@ def drafter_view(models, prompt: str, drafter: str = "dspark", k: int = 4, shown
         "block_share": att[:, n_ctx:].sum(-1).tolist(),
         "proposals": rnd.proposed_tokens, "accepted": rnd.accepted,
     }
+
+
+MOSTLY, ALMOST_NONE = 0.5, 0.05   # a slot "reads the block" past half its attention; below 0.05 it barely looks
+
+
+def _slots(indices: list[int]) -> str:
+    """'slot 0', 'slots 1 and 2', 'slots 1, 2 and 3', with slot 0 named as the anchor's.
+
+    >>> _slots([0]), _slots([1, 2]), _slots([0, 2, 3])
+    ("the anchor's slot 0", 'slots 1 and 2', "slots 0 (the anchor's), 2 and 3")
+    """
+    if indices == [0]:
+        return "the anchor's slot 0"
+    names = [f"{i} (the anchor's)" if i == 0 else str(i) for i in indices]
+    listed = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+    return ("slot " if len(names) == 1 else "slots ") + listed
+
+
+def block_attention_note(shares: list[float]) -> str:
+    """What a measured share of attention on the block, per slot, shows. The mask lets every slot
+    see every slot; whether the trained weights use that is the measurement's to say.
+
+    >>> block_attention_note([0.33, 0.0, 0.0, 0.0])  # doctest: +NORMALIZE_WHITESPACE
+    "Measured: the anchor's slot 0 puts 0.33 of its attention on the block, slots 1, 2 and 3 almost none (at
+    most 0.00). Every slot may see every slot, but in this round every slot reads mostly the target's context
+    features."
+    >>> block_attention_note([0.7, 0.6])  # doctest: +NORMALIZE_WHITESPACE
+    "Measured: the anchor's slot 0 puts 0.70 of its attention on the block, slot 1 0.60. In this round every
+    slot reads mostly the block itself."
+    """
+    low = [i for i, x in enumerate(shares) if x < ALMOST_NONE]
+    phrases = [f"{_slots([i])} {shares[i]:.2f}" for i in range(len(shares)) if i not in low]
+    if phrases:   # the first phrase carries the verb for the rest
+        who, value = phrases[0].rsplit(" ", 1)
+        phrases[0] = f"{who} puts {value} of its attention on the block"
+    if low:
+        most = max(shares[i] for i in low)
+        phrases.append(f"{_slots(low)} almost none (at most {most:.2f})" if phrases else
+                       f"{_slots(low)} put{'s' if len(low) == 1 else ''} almost none of "
+                       f"{'its' if len(low) == 1 else 'their'} attention on the block (at most {most:.2f})")
+    block = [i for i, x in enumerate(shares) if x >= MOSTLY]
+    context = [i for i, x in enumerate(shares) if x < MOSTLY]
+    if not block:
+        tail = "Every slot may see every slot, but in this round every slot reads mostly the target's context features."
+    elif not context:
+        tail = "In this round every slot reads mostly the block itself."
+    else:
+        tail = (f"In this round {_slots(block)} read{'s' if len(block) == 1 else ''} mostly the block, "
+                f"{_slots(context)} mostly the target's context features.")
+    return f"Measured: {', '.join(phrases)}. {tail}"
 
 
 # --- 2. the verifier needs the true q ---------------------------------------------------------
@@ -162,6 +215,34 @@ def wrong_q(models, prompt: str, sampling: SamplingSettings, drafter: str = "dsp
                               "same_as_true": bool(torch.equal(q_used, true_q))}
     out["p_top"] = [float(p[i]) for i in order]
     return out
+
+
+EXACT = 1e-9   # a total-variation distance this small is float64 rounding, not a distance
+WRONG_Q = {"raw": "the q taken before temperature and top-k", "marginal": "the backbone's marginal (no Markov head)"}
+
+
+def wrong_q_note(first: str, cases: dict) -> str:
+    """What wrong_q's distances show, each q by name; a wrong q that happens to land on p here is
+    said to, never counted as a distance.
+
+    >>> print(wrong_q_note(" the", {"true": {"distance": 0.0}, "raw": {"distance": 0.1234},
+    ...                              "marginal": {"distance": 0.0}}))  # doctest: +NORMALIZE_WHITESPACE
+    Measured after the first proposal ' the': with the true q the emitted distribution is p exactly (distance
+    0.000000). Handed the q taken before temperature and top-k, it lies 0.1234 from p; handed the backbone's
+    marginal (no Markov head), it is p here too (distance 0.000000): at this history that q happens to give
+    the same verdicts, which is luck, not a guarantee.
+    """
+    def said(name):
+        d = cases[name]["distance"]
+        if d > EXACT:
+            return f"handed {WRONG_Q[name]}, it lies {d:.4f} from p"
+        return (f"handed {WRONG_Q[name]}, it is p here too (distance {d:.6f}): at this history that q happens to "
+                "give the same verdicts, which is luck, not a guarantee")
+    true = cases["true"]["distance"]
+    head = (f"with the true q the emitted distribution is p exactly (distance {true:.6f})" if true <= EXACT else
+            f"with the true q the emitted distribution lies {true:.6f} from p, which is more than rounding")
+    rest = "; ".join(said(n) for n in WRONG_Q if n in cases)
+    return f"Measured after the first proposal {first!r}: {head}. {rest[0].upper() + rest[1:]}."
 
 
 # --- 3. numerics: float32 against bfloat16 ----------------------------------------------------
@@ -298,7 +379,30 @@ def dloop_round(models, prompt: str, k: int = 3, threshold: float = -8.0, stages
         anchor = newest if i == 0 else r.proposed_tokens[st["start"] - 1]
         rows.append({"stage": i + 1, "anchor": anchor, "proposals": r.proposed_tokens[st["start"]:st["end"]],
                      "logprob_sum": st["logprob_sum"], "continue": st["continue"]})
-    return {"stages": rows, "accepted": r.accepted, "proposed": len(r.proposed), "threshold": threshold}
+    return {"stages": rows, "accepted": r.accepted, "proposed": len(r.proposed), "threshold": threshold,
+            "max_stages": stages}
+
+
+def gate_reason(stage: int, logprob_sum: float, threshold: float, max_stages: int) -> str:
+    """Why DLoop's gate decided as it did after `stage`: another stage runs only while Σ log q >= g
+    and fewer than S stages ran (the drafter's own rule), so a confident last stage still stops.
+
+    >>> gate_reason(1, -2.97, -8.0, 3)
+    'draft another stage: Σ log q = −2.97 ≥ g = −8'
+    >>> gate_reason(3, -2.97, -8.0, 3)
+    'check now: Σ log q = −2.97 ≥ g = −8 would open the gate, but S = 3 stages is the limit'
+    >>> gate_reason(2, -9.1, -8.0, 3)
+    'check now: Σ log q = −9.10 < g = −8'
+    >>> gate_reason(3, -9.1, -8.0, 3)
+    'check now: Σ log q = −9.10 < g = −8 (and S = 3 stages is the limit)'
+    """
+    lp, g = f"{logprob_sum:.2f}".replace("-", "−"), f"{threshold:g}".replace("-", "−")
+    limit = stage >= max_stages
+    if logprob_sum >= threshold and not limit:
+        return f"draft another stage: Σ log q = {lp} ≥ g = {g}"
+    if logprob_sum >= threshold:
+        return f"check now: Σ log q = {lp} ≥ g = {g} would open the gate, but S = {max_stages} stages is the limit"
+    return f"check now: Σ log q = {lp} < g = {g}" + (f" (and S = {max_stages} stages is the limit)" if limit else "")
 
 
 def training_cost(paths: dict) -> dict | None:

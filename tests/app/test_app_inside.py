@@ -32,6 +32,11 @@ def test_lesson9_renders_every_section_with_its_computed_values():
     assert "target layers **1, 4, 6**" in body and "'[mask]'" in body
     assert "**This round:** 4 inputs, read DSpark's way" in body and "the **k = 4** proposals" in body
     assert "**block size 5**" in body
+    # 1: what the measured attention shows is said, from the shares the caption's figure drew
+    assert re.search(r"Measured: .*attention on the block.*[Ii]n this round .* mostly the", body)
+    # 2: the heading above the prediction does not answer it; the reveal says what the distances show
+    assert "true" not in at.subheader[1].value and at.subheader[1].value.endswith("?")
+    assert "Measured after the first proposal" in body and "with the true q the emitted distribution is p exactly" in body
     # 2: the true q is lossless, both wrong ones are not
     metrics = {m.label: float(m.value) for m in at.metric if m.label.startswith(("true q", "q before", "backbone"))}
     assert abs(metrics["true q (Markov head, after temperature and top-k)"]) < 1e-6
@@ -43,7 +48,9 @@ def test_lesson9_renders_every_section_with_its_computed_values():
     assert "time to first token" in body and "whole request" in body
     # 6: a live DLoop round, each later anchor the previous stage's last proposal
     stages = at.dataframe[0].value
-    assert len(stages) >= 1 and set(stages["gate"]) <= {"draft another stage", "check now"}
+    assert len(stages) >= 1 and all(g.startswith(("draft another stage: Σ log q", "check now: Σ log q"))
+                                    for g in stages["gate"])
+    assert stages["gate"][len(stages) - 1].startswith("check now")   # the last stage drawn is the one that stopped
     for i in range(1, len(stages)):   # proposals are the stage's token texts joined by spaces
         assert stages["proposals"][i - 1].endswith(stages["anchor"][i])
     assert "loop-aware steps with 3 stages unrolled took" in body

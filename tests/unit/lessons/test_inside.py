@@ -1,5 +1,6 @@
 """Lesson 9's computations and the glossary: exact values on small cases, then the real models."""
 import pytest
+from hypothesis import given, strategies as st
 import torch
 
 from specviz.generator.sampling import SamplingSettings
@@ -90,3 +91,64 @@ def test_dloop_stages_take_the_previous_stages_last_proposal_as_anchor(models):
     assert len(stages) == 3 and [s["continue"] for s in stages] == [True, True, False]
     for before, after in zip(stages, stages[1:]):
         assert after["anchor"] == before["proposals"][-1]
+
+
+# --- narration: what lesson 9's live numbers show --------------------------------------------
+
+def test_the_attention_note_says_the_slots_read_the_context_when_the_block_gets_little():
+    assert inside.block_attention_note([0.33, 0.0, 0.0, 0.0]) == (
+        "Measured: the anchor's slot 0 puts 0.33 of its attention on the block, slots 1, 2 and 3 almost none "
+        "(at most 0.00). Every slot may see every slot, but in this round every slot reads mostly the target's "
+        "context features.")
+
+
+def test_the_attention_note_names_the_slots_that_read_the_block():
+    assert inside.block_attention_note([0.2, 0.8, 0.01]) == (
+        "Measured: the anchor's slot 0 puts 0.20 of its attention on the block, slot 1 0.80, slot 2 almost none "
+        "(at most 0.01). In this round slot 1 reads mostly the block, slots 0 (the anchor's) and 2 mostly the "
+        "target's context features.")
+    assert inside.block_attention_note([0.01, 0.02]) == (
+        "Measured: slots 0 (the anchor's) and 1 put almost none of their attention on the block (at most 0.02). "
+        "Every slot may see every slot, but in this round every slot reads mostly the target's context features.")
+    assert inside.block_attention_note([0.9, 0.6]).endswith("In this round every slot reads mostly the block itself.")
+
+
+@given(st.lists(st.floats(0, 1), min_size=1, max_size=9))
+def test_the_attention_note_agrees_with_the_shares_it_was_given(shares):
+    note = inside.block_attention_note(shares)
+    if all(x < 0.5 for x in shares):
+        assert "every slot reads mostly the target's context" in note and "mostly the block" not in note
+    elif all(x >= 0.5 for x in shares):
+        assert note.endswith("every slot reads mostly the block itself.") and "almost none" not in note
+    else:
+        assert "mostly the block," in note and "mostly the target's context features." in note
+    assert ("almost none" in note) == any(x < 0.05 for x in shares)
+
+
+def test_the_gate_gives_its_reason_and_a_confident_last_stage_stops_at_the_limit():
+    assert inside.gate_reason(3, -2.97, -8.0, 3) == (
+        "check now: Σ log q = −2.97 ≥ g = −8 would open the gate, but S = 3 stages is the limit")
+    assert inside.gate_reason(2, -2.97, -8.0, 3) == "draft another stage: Σ log q = −2.97 ≥ g = −8"
+    assert inside.gate_reason(1, -8.5, -8.0, 3) == "check now: Σ log q = −8.50 < g = −8"
+    assert inside.gate_reason(1, -8.0, -8.0, 1) == (
+        "check now: Σ log q = −8.00 ≥ g = −8 would open the gate, but S = 1 stages is the limit")
+
+
+@given(st.integers(1, 5), st.integers(1, 5), st.floats(-20, 0), st.floats(-20, 0))
+def test_the_gate_reason_agrees_with_the_drafters_rule(stage, limit, lp, g):
+    reason = inside.gate_reason(stage, lp, g, limit)
+    assert reason.startswith("draft another stage") == (stage < limit and lp >= g)   # the rule in drafters/block.py
+    assert ("≥ g" in reason) == (lp >= g) and ("< g" in reason) == (lp < g)
+    assert ("is the limit" in reason) == (stage >= limit)
+
+
+def test_the_wrong_q_note_counts_a_distance_only_beyond_rounding():
+    cases = {"true": {"distance": 1e-12}, "raw": {"distance": 0.1234}, "marginal": {"distance": 0.05}}
+    assert inside.wrong_q_note("<a>", cases) == (
+        "Measured after the first proposal '<a>': with the true q the emitted distribution is p exactly (distance "
+        "0.000000). Handed the q taken before temperature and top-k, it lies 0.1234 from p; handed the backbone's "
+        "marginal (no Markov head), it lies 0.0500 from p.")
+    lucky = inside.wrong_q_note("a", dict(cases, marginal={"distance": 0.0}))
+    assert "it is p here too (distance 0.000000)" in lucky and "luck, not a guarantee" in lucky
+    off = inside.wrong_q_note("a", dict(cases, true={"distance": 0.01}))
+    assert "lies 0.010000 from p, which is more than rounding" in off
