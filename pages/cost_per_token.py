@@ -6,7 +6,7 @@ from specviz.generator import cpu_linear
 from specviz.generator.engine import encode_prompt
 from specviz.generator.settings import Settings
 from specviz.lessons.presets import PRESETS
-from specviz.lessons import cost
+from specviz.lessons import cost, pricing
 from specviz.viz import costs as figs
 
 S = st.session_state
@@ -97,12 +97,42 @@ def show_measurement(res: dict):
                         config=appkit.chart_config("lesson7-break-even"))
 
 
+def gpu_profile():
+    """The large-target profile, each number editable beside the document and phrase it comes from."""
+    with st.expander(f"The profile “{pricing.LARGE_GPU.name}”: four numbers read from the sources, editable"):
+        c = st.columns(2)
+        for i, (name, label) in enumerate(pricing.FIELDS.items()):
+            appkit.default(f"keep_cost_gpu_{name}", getattr(pricing.LARGE_GPU, name))
+            c[i % 2].number_input(label, 0.0 if name != "step_ms" else 0.1, 1000.0, step=0.5, key=f"keep_cost_gpu_{name}")
+        edited = pricing.profile_with(pricing.LARGE_GPU, **{n: float(S[f"keep_cost_gpu_{n}"]) for n in pricing.FIELDS})
+        for name, label in pricing.FIELDS.items():
+            st.caption(f"**{label} = {getattr(edited, name):g}**: {edited.sources[name]}.")
+    return edited
+
+
+def show_regimes(res: dict):
+    """The measured rounds priced on this machine and on a large target on a GPU, side by side."""
+    st.subheader("The same rounds in the papers' regime")
+    st.markdown("The papers measure on a **large target on a GPU**. Below, the rounds just measured, with the same "
+                "committed tokens, are priced twice: with this machine's own costs, read off the runs, and with a "
+                "large target's costs taken from the sources. Speedup = tokens a round ÷ **a round's cost in "
+                "one-token steps**: the tokens are the same in both columns, so that is the one quantity that differs.")
+    c = cost.regimes(res, gpu_profile())
+    st.dataframe(pricing.comparison_rows(c), hide_index=True, key="cost_regimes")
+    st.caption(f"Both columns are priced from a round's parts. “{c.here_median.label}” uses the costs measured in "
+               f"these runs, so it gives back their measured time (speedup over the runs: "
+               f"{c.here_speedup.label(unit='×')}); “{c.there.label}” is a model built from the sources' numbers, "
+               "not a measurement.")
+    st.markdown("**Why is my laptop's speedup smaller than the paper's?** " + pricing.why_smaller(c))
+
+
 st.button("Measure again", on_click=run_measurement, type="primary")
 # a follower's screen measures only when the student presses the button (the presenter's screen measures its own)
 if "measurement" not in S and not appkit.following():
     run_measurement()
 if "measurement" in S:
     show_measurement(S["measurement"])
+    show_regimes(S["measurement"])
 else:
     appkit.not_measured_here()
 

@@ -1,0 +1,66 @@
+"""AppTest: lesson 7 prices the rounds it measured in two regimes and answers "why is my laptop's
+speedup smaller than the paper's" from them.
+
+The measurement is planted: real rounds from the engine, with run times set so that this machine's
+profile is known (a step of 10 ms, 1.5 ms a further position checked, 3 ms a drafting stage, 1 ms of
+bookkeeping), a round here costs about 1.85 one-token steps against the large-target profile's
+1.4, so the answer must say the speedup here is smaller, most of all because of the check.
+"""
+import pytest
+
+from specviz.generator.settings import Settings
+from specviz.lessons import cost, pricing
+from tests.app.test_app_pages import open_page, text
+
+GPU = "priced, a large target on a GPU (from the sources)"
+
+
+def planted_measurement(models) -> dict:
+    res = cost.measure(models, "The best way to learn is to", Settings.greedy("dspark", 12, block_size=3), repeats=2)
+    shapes = pricing.shapes(res["speculative"]["trace"].rounds)
+    n, tokens = len(shapes), res["plain"]["costs"]["tokens"]
+    positions, stages = sum(w - 1 for w, _, _ in shapes), sum(s for _, s, _ in shapes)
+    plain = {"rounds": tokens, "mean_round_ms": 10.0, "verify_ms": 9.0 * tokens}
+    spec = {"rounds": n, "verify_ms": 9.0 * n + 1.5 * positions, "draft_ms": 3.0 * stages, "overhead_ms": 2.0 * n}
+    res["plain"]["runs_costs"] = [plain, plain]
+    res["speculative"]["runs_costs"] = [spec, spec]
+    res.update(prompt="The best way to learn is to", settings=Settings.greedy("dspark", 12, block_size=3))
+    return res
+
+
+@pytest.fixture(scope="module")
+def lesson7(models):
+    at = open_page()
+    at.session_state["measurement"] = planted_measurement(models)
+    at.switch_page("pages/cost_per_token.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def test_lesson7_prices_its_measured_rounds_in_both_regimes_and_labels_both_priced(lesson7):
+    at = lesson7
+    table = next(d.value for d in at.dataframe if "quantity" in d.value.columns)
+    assert list(table.columns) == ["quantity", "priced, this machine (measured)", GPU]
+    rows = table.set_index("quantity")
+    assert rows.loc["tokens a round"].nunique() == 1                         # the same rounds in both columns
+    assert rows.loc["· drafting", "priced, this machine (measured)"] == "0.30"   # 3 ms a stage over a 10 ms step
+    assert rows.loc["· drafting", GPU] == "0.20" and rows.loc["· bookkeeping", GPU] == "0.00"
+    assert float(rows.loc["round, in steps", "priced, this machine (measured)"]) > float(rows.loc["round, in steps", GPU])
+
+
+def test_lesson7_answers_why_the_laptops_speedup_is_smaller_from_the_planted_numbers(lesson7):
+    at = lesson7
+    expected = pricing.why_smaller(cost.regimes(at.session_state["measurement"], pricing.LARGE_GPU))
+    assert "**Why is my laptop's speedup smaller than the paper's?** " + expected in [m.value for m in at.markdown]
+    assert "The speedup here is smaller because a round costs more steps here, most of all the check" in expected
+
+
+def test_an_edited_large_target_profile_reprices_the_same_rounds_and_says_it_was_edited(lesson7):
+    at = lesson7
+    at.number_input(key="keep_cost_gpu_stage_ms").set_value(8.0).run()     # drafting dearer than here
+    assert not at.exception
+    edited = pricing.profile_with(pricing.LARGE_GPU, stage_ms=8.0)
+    expected = pricing.why_smaller(cost.regimes(at.session_state["measurement"], edited))
+    assert expected in text(at) and "most of all" in expected
+    assert any("edited on this page" in c.value for c in at.caption)
+    at.number_input(key="keep_cost_gpu_stage_ms").set_value(2.0).run()
