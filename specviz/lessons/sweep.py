@@ -244,6 +244,36 @@ def stage_in_regimes(result: dict, there: Profile, here_name: str) -> list[dict]
     return out
 
 
+SHORT = {"pays": "pays", "does not pay": "no", "within this machine's noise": "noise", "gate never opened": "–"}
+
+
+def regime_rows(prices: list[dict], drafter: str) -> list[dict]:
+    """`drafter`'s rows of `stage_in_regimes` as a narrow table (one per drafter: six short columns fit
+    a projector's content column): per g, the tokens a later stage added and, in each regime, the tokens it
+    needs to pay and whether it does ("noise" where this machine's runs disagree). Both are priced.
+
+    >>> p = {"drafter": "d", "threshold": -8.0, "tokens_added": 0.5, "here_needed": spread([0.9, 1.1]),
+    ...      "here": "does not pay", "there_needed": 0.3, "there": "pays"}
+    >>> regime_rows([p, dict(p, drafter="e")], "d")   # doctest: +NORMALIZE_WHITESPACE
+    [{'g': '-8', 'a stage adds': '0.50', 'needs, priced here': '0.90–1.10', 'pays, priced here': 'no',
+      'needs, priced GPU': '0.30', 'pays, priced GPU': 'pays'}]
+    """
+    out = []
+    for p in prices:
+        if p["drafter"] != drafter:
+            continue
+        opened = p["tokens_added"] is not None
+        need = p["here_needed"]
+        out.append({"g": f"{p['threshold']:g}", "a stage adds": f"{p['tokens_added']:.2f}" if opened else "–",
+                    "needs, priced here": ("–" if not opened else f"{need.median:.2f}" if need.n == 1 or
+                                           f"{need.low:.2f}" == f"{need.high:.2f}" else
+                                           f"{need.low:.2f}–{need.high:.2f}"),
+                    "pays, priced here": SHORT[p["here"]],
+                    "needs, priced GPU": f"{p['there_needed']:.2f}" if opened else "–",
+                    "pays, priced GPU": SHORT[p["there"]]})
+    return out
+
+
 def pays_from(prices: list[dict], drafter: str, regime: str) -> float | None:
     """The highest swept g (the first, coming down from 0, where the gate lets more stages through) at
     which `drafter`'s later stage pays in `regime` ("here" or "there"); None where it pays at none.

@@ -64,3 +64,23 @@ def test_an_edited_large_target_profile_reprices_the_same_rounds_and_says_it_was
     assert expected in text(at) and "most of all" in expected
     assert any("edited on this page" in c.value for c in at.caption)
     at.number_input(key="keep_cost_gpu_stage_ms").set_value(2.0).run()
+
+
+def test_lesson6_prices_a_later_stage_in_both_regimes_from_a_planted_sweep(models):
+    from specviz.lessons import sweep
+    from tests.app.test_app_pages import predict
+    res = sweep.threshold_sweep(models, "He said, he said", ["dloop"], [-8.0], k=4, max_stages=3,
+                                max_new_tokens=16, repeats=2)
+    at = open_page()
+    at.session_state["dloop_sweep"] = {**res, "prompt": "He said, he said", "k": 4, "S": 3, "seconds": 1.0}
+    at.switch_page("pages/dloop.py").run()
+    assert "Run the sweep above: both prices come from its rounds." in [i.value for i in at.info]   # held back
+    predict(at, "dloop", "more")
+    regimes = sweep.stage_in_regimes(res, pricing.LARGE_GPU, "this machine")
+    expected = sweep.regime_verdict(regimes, "dloop", "DLoop (DSpark stages, loop-aware training)", "this machine",
+                                    "the large-target profile")
+    assert expected in [m.value for m in at.markdown]
+    table = next(d.value for d in at.dataframe if "pays, priced GPU" in d.value.columns)
+    assert list(table.columns) == ["g", "a stage adds", "needs, priced here", "pays, priced here", "needs, priced GPU",
+                                   "pays, priced GPU"]
+    assert list(table["g"]) == ["-8"]
