@@ -15,12 +15,12 @@ import json
 import streamlit as st
 
 from appkit.course import HOME, page_of
-from appkit.links import read_again, share_link
+from appkit.links import own_params, read_again, share_link
 from appkit.runtime import config
 from appkit.screen import hold, screen_lost
-from appkit.state import (CLASS_FOLLOW, CLASS_ON, CLASS_PARAM, PRESENTER_PARAM, SEEN, default, following, leading,
-                          presenter)
-from specviz.hosting.classroom import ClassError, Classroom, MemoryStore, RedisStore, new_token
+from appkit.state import (CLASS_FOLLOW, CLASS_LEAD, CLASS_ON, CLASS_PARAM, LEAD_PARAM, OWN, SEEN, TOKEN_PARAM, default,
+                          following, leading, presenter)
+from specviz.hosting.classroom import ClassError, Classroom, MemoryStore, RedisStore, token_or_new
 from specviz.viz.export import qr_image
 
 SHARED = "class_shared"          # the presenter's small results by name, sent with its view (see `shared`)
@@ -60,7 +60,7 @@ def lead_class():
         def start():
             try:
                 code, key = room().start()
-                st.session_state["class_lead"] = {"code": code, "key": key, "shown": None}
+                st.session_state[CLASS_LEAD] = {"code": code, "key": key, "shown": None}
             except ClassError as e:
                 st.session_state["class_error"] = str(e)
         st.button("Start a class", on_click=start, help="Students who open the class link follow this screen "
@@ -77,13 +77,28 @@ def lead_class():
     st.code(link, language=None, wrap_lines=True)
 
 
+def lead_from_link():
+    """A presenter's reload: the class in its own address (lead=CODE.KEY, written by appkit.links)
+    is led again once the class confirms the key; an ended class is said so and leaves the address."""
+    text = st.query_params.get(LEAD_PARAM)
+    if leading() or not text or not presenter():
+        return
+    code, _, key = text.partition(".")
+    try:
+        room().following(code, key)
+        st.session_state[CLASS_LEAD] = {"code": code, "key": key, "shown": None}
+    except ClassError as e:
+        del st.query_params[LEAD_PARAM]
+        st.warning(f"The class in this address was not resumed: {e}")
+
+
 def show_class(url_path: str):
     """After the presenter's page ran: share what it shows (the page, its link, lesson 1's recorded
     trace) when that changed, so followers draw it without running the models."""
     lead = leading()
     if not lead:
         return
-    params = {k: v for k, v in st.query_params.to_dict().items() if k not in (PRESENTER_PARAM, SEEN)}
+    params = {k: v for k, v in st.query_params.to_dict().items() if k not in OWN}
     view = {"page": url_path, "params": params,
             "trace": st.session_state.get("class_trace") if url_path == "draft_and_verify" else None,
             "shared": shared_on(url_path)}
@@ -92,7 +107,7 @@ def show_class(url_path: str):
             room().show(lead["code"], lead["key"], view)
             lead["shown"] = view
         except ClassError as e:   # the class expired: the presenter can start another
-            st.session_state.pop("class_lead")
+            st.session_state.pop(CLASS_LEAD)
             st.toast(str(e))
 
 
@@ -102,8 +117,10 @@ def follow_class(nav_url_path: str):
     code = st.query_params.get(CLASS_PARAM)
     f = st.session_state.get(CLASS_FOLLOW)
     if code and not presenter() and (f is None or f["code"] != code.strip().upper()):
-        f = st.session_state[CLASS_FOLLOW] = {"code": code.strip().upper(), "token": new_token(), "applied": None,
-                                              "state": None}
+        # the token in this browser's own address (a reload, a copied tab) keeps its counted vote
+        f = st.session_state[CLASS_FOLLOW] = {"code": code.strip().upper(),
+                                              "token": token_or_new(st.query_params.get(TOKEN_PARAM)),
+                                              "applied": None, "state": None}
         default(CLASS_ON, True)
     if not f:
         return
@@ -146,8 +163,7 @@ def apply_view(view: dict, here: str):
         page = page_of(url_path)
     except KeyError:
         return
-    params = ({k: str(v) for k, v in (view.get("params") or {}).items()}
-              | {CLASS_PARAM: st.session_state[CLASS_FOLLOW]["code"]})
+    params = {k: str(v) for k, v in (view.get("params") or {}).items() if k not in OWN} | own_params()
     if SEEN in st.query_params:   # rewritten only at the end of the run (appkit.screen.mark_seen)
         params[SEEN] = st.query_params[SEEN]
     st.query_params.from_dict(params)

@@ -15,9 +15,9 @@ import streamlit as st
 import torch
 from streamlit.errors import FragmentHandledException
 
-from appkit.classroom import follow_class, share
+from appkit.classroom import follow_class, lead_from_link, share
 from appkit.course import GLOSSARY, HOME, current_page, navigation, next_page, page_of_file
-from appkit.links import link_state, page_params
+from appkit.links import keep_own_params, link_state, page_params
 from appkit.runtime import config, device_label, devices, models, set_device
 from appkit.state import DEVICE, FRAMED, MODEL_SET, PRESENTER, PRESENTER_PARAM, default, keep_session_state, presenter
 from appkit.widgets import drafter_label
@@ -46,8 +46,10 @@ def frame():
     keep_session_state()
     nav = navigation()
     sidebar()
+    lead_from_link()
     follow_class(current_page(nav))
     link_state(current_page(nav))
+    keep_own_params()   # a reload finds its class again (appkit.links.own_params)
     return nav
 
 

@@ -14,7 +14,8 @@ import streamlit as st
 
 from appkit.course import page_of
 from appkit.runtime import config, models
-from appkit.state import CLASS_FOLLOW, CLASS_PARAM, MODEL_SET, PRESENTER_PARAM, SEEN, key, presenter
+from appkit.state import (CLASS_FOLLOW, CLASS_PARAM, LEAD_PARAM, MODEL_SET, OWN, PRESENTER_PARAM, SEEN, TOKEN_PARAM, key,
+                          leading, presenter)
 from specviz.hosting.app_state import LINKED, read_link, write
 
 LINK_READ = "link_read"   # the ids of the pages whose link this session has read
@@ -56,14 +57,35 @@ def _with_set(params: dict) -> dict:
     return params | ({"set": chosen} if chosen != config().default else {})
 
 
-def set_link(params: dict):
-    """Put `params` in the address, with the model set unless it is the default, presenter mode when on,
-    and the class this browser follows."""
-    full = _with_set(dict(params))
+def own_params() -> dict:
+    """This browser's own parameters, so that a reload finds its class again: presenter mode when on,
+    the class it leads (code and key: only in the presenter's own address), the class it follows
+    with its anonymous token (so a reload keeps its counted vote)."""
+    own, lead, f = {}, leading(), st.session_state.get(CLASS_FOLLOW)
     if presenter():
-        full[PRESENTER_PARAM] = "1"
-    if st.session_state.get(CLASS_FOLLOW):
-        full[CLASS_PARAM] = st.session_state[CLASS_FOLLOW]["code"]
+        own[PRESENTER_PARAM] = "1"
+    if lead:
+        own[LEAD_PARAM] = f"{lead['code']}.{lead['key']}"
+    if f:
+        own[CLASS_PARAM], own[TOKEN_PARAM] = f["code"], f["token"]
+    return own
+
+
+def keep_own_params():
+    """Write this browser's own parameters into its address on any page (a page without linked
+    settings never calls `set_link`), and remove those it no longer has."""
+    own = own_params()
+    for name in (PRESENTER_PARAM, LEAD_PARAM, CLASS_PARAM, TOKEN_PARAM):
+        if name in own and st.query_params.get(name) != own[name]:
+            st.query_params[name] = own[name]
+        elif name not in own and name in st.query_params and name != CLASS_PARAM:
+            del st.query_params[name]
+
+
+def set_link(params: dict):
+    """Put `params` in the address, with the model set unless it is the default, and this
+    browser's own parameters (`own_params`)."""
+    full = _with_set(dict(params)) | own_params()
     if SEEN in st.query_params:   # rewritten only at the end of a run (appkit.screen.mark_seen)
         full[SEEN] = st.query_params[SEEN]
     if st.query_params.to_dict() != full:
@@ -72,6 +94,6 @@ def set_link(params: dict):
 
 def share_link(params: dict, url_path: str) -> str:
     """The link that opens a page (its url path) as it is now, for the class: its settings and
-    model set, not presenter mode. Absolute where the browser told its address (AppTest does not)."""
-    full = _with_set({k: v for k, v in params.items() if k != PRESENTER_PARAM})
+    model set, none of this browser's own parameters. Absolute where the browser told its address (AppTest does not)."""
+    full = _with_set({k: v for k, v in params.items() if k not in OWN})
     return (st.context.url or f"/{url_path}") + ("?" + urllib.parse.urlencode(full) if full else "")

@@ -48,13 +48,16 @@ def predict(key: str, question: str, options: list, *, format_func=str, horizont
 def _vote(key: str, question: str, options: list, asked: dict, format_func, horizontal: bool) -> bool:
     """A follower's side of `predict`: vote once; the presenter reveals."""
     chosen, mine = PREDICTED + key, st.session_state.get(VOTED + key)
+    counted = mine is not None or asked.get("voted")   # the class knows this token answered, never what
     st.radio(f"**Predict:** {question}", options, key=chosen, format_func=format_func, horizontal=horizontal,
              on_change=lambda: vote(key, options.index(st.session_state[chosen])),
-             disabled=mine is not None or asked["revealed"])
+             disabled=bool(counted) or asked["revealed"])
     if st.session_state.get("class_error") and not asked["revealed"]:
         st.error(st.session_state.pop("class_error"))   # a refused vote says why at once
-    if mine is not None:   # in words too: a browser can draw the locked radio unchecked
-        st.caption(f"You answered **{format_func(options[mine])}**. Your answer is counted"
+    if counted:   # in words too: a browser can draw the locked radio unchecked
+        st.caption((f"You answered **{format_func(options[mine])}**. " if mine is not None else
+                    "This browser has answered (before it reloaded). ")
+                   + "Your answer is counted"
                    + ("." if asked["revealed"] else ": the answer appears here when the presenter reveals it."))
     if asked["revealed"]:
         class_votes(asked, options, format_func)

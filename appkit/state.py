@@ -24,6 +24,9 @@ FRAMED = "app_frame_running"     # True while app.py runs the page (see appkit.f
 PRESENTER_PARAM = "presenter"    # ?presenter=1 opens a page in presenter mode
 CLASS_PARAM = "class"            # ?class=CODE follows that class
 SEEN = "seen"                    # the number of the last screen this browser received (appkit.screen)
+LEAD_PARAM = "lead"              # CODE.KEY: the class this presenter leads, in its own address only
+TOKEN_PARAM = "token"            # a follower's anonymous token, in its own address only
+OWN = (PRESENTER_PARAM, LEAD_PARAM, TOKEN_PARAM, SEEN)   # a browser's own parameters: never in a shared link
 
 
 def key(page: str, name: str) -> str:

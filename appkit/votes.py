@@ -29,7 +29,8 @@ def class_question(key: str, options: list) -> dict | None:
     if not f or not f["state"] or not st.session_state.get(CLASS_ON):
         return None
     q = f["state"]["question"]
-    return q | {"votes": (f["state"]["votes"] or {}).get("votes")} if q and q["key"] == key else None
+    return (q | {"votes": (f["state"]["votes"] or {}).get("votes"), "voted": f["state"].get("voted", False)}
+            if q and q["key"] == key else None)
 
 
 def vote(key: str, index: int):

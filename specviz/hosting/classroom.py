@@ -50,6 +50,15 @@ def new_token() -> str:
     return secrets.token_hex(16)
 
 
+def token_or_new(text) -> str:
+    """The follower token a browser's own address carries (so a reload keeps its vote), else a new one.
+
+    >>> token_or_new("0123456789abcdef" * 2), len(token_or_new("<script>")), len(token_or_new(None))
+    ('0123456789abcdef0123456789abcdef', 32, 32)
+    """
+    return text if isinstance(text, str) and TOKEN_RE.match(text) else new_token()
+
+
 def _digest(key: str) -> str:
     return hashlib.sha256(key.encode()).hexdigest()
 
@@ -100,6 +109,10 @@ class MemoryStore:
         with self.lock:
             return len(self._live(name) or ())
 
+    def has(self, name: str, member: str) -> bool:
+        with self.lock:
+            return member in (self._live(name) or ())
+
     def incr(self, name: str, field: str, ttl: float) -> None:
         with self.lock:
             counts = dict(self._live(name) or {})
@@ -136,6 +149,9 @@ class RedisStore:
 
     def size(self, name):
         return self.r.scard(self.ns + name)
+
+    def has(self, name, member):
+        return bool(self.r.sismember(self.ns + name, member))
 
     def incr(self, name, field, ttl):
         pipe = self.r.pipeline()
@@ -240,14 +256,18 @@ class Classroom:
 
     # --- a follower ------------------------------------------------------------------------------
     def follow(self, code: str, token: str) -> dict:
-        """The class as a follower sees it: {"code", "view", "step", "question", "votes"}."""
+        """The class as a follower sees it: {"code", "view", "step", "question", "votes", "voted"};
+        "voted" says whether this token has answered the open question (never what it chose), so a
+        browser that reloaded shows its answer as counted."""
         state = self._state(code)
         if not isinstance(token, str) or not TOKEN_RE.match(token):
             raise ClassError("This browser's follower token is not valid; reload the page.")
         if self.store.add(f"followers:{state['code']}", token, self.idle, self.max_followers) == FULL:
             raise ClassError(f"This class is full ({self.max_followers} followers, the server's limit).")
-        return {"code": state["code"], "view": state["view"], "step": state["step"],
-                "question": state["question"], "votes": self.tally(state["code"])}
+        q = state["question"]
+        return {"code": state["code"], "view": state["view"], "step": state["step"], "question": q,
+                "votes": self.tally(state["code"]),
+                "voted": bool(q) and self.store.has(f"voters:{state['code']}:{q['id']}", token)}
 
     def vote(self, code: str, token: str, question: str, option: str) -> None:
         state = self._state(code)

@@ -9,6 +9,7 @@ import pytest
 from streamlit.runtime.forward_msg_queue import ForwardMsgQueue
 from streamlit.testing.v1 import AppTest
 
+from appkit.classroom import room
 from tests.app.test_app_pages import APP, button
 
 
@@ -165,3 +166,57 @@ def test_a_fragment_run_that_clears_a_queued_page_leaves_no_hole_in_it():
                        if m.WhichOneof("type") == "delta" and m.delta.fragment_id == fragment), key=len)
             # the fragment's own run draws its container's inside again; nothing outside it may move
             assert [h for h in holes(queue._queue) if h[0][:len(own)] != own] == [], fragment
+
+
+def reload(at: AppTest, page: str) -> AppTest:
+    """A new session opened at `at`'s address (its page file and parameters), as a browser's reload is."""
+    again = AppTest.from_file(APP, default_timeout=300)
+    for name, value in at.query_params.items():
+        again.query_params[name] = value[0] if isinstance(value, list) else value
+    again.switch_page(page).run()
+    assert not again.exception, [e.value for e in again.exception]
+    return again
+
+
+def address(at: AppTest) -> dict:
+    return {k: v[0] if isinstance(v, list) else v for k, v in at.query_params.items()}
+
+
+@pytest.mark.slow
+def test_a_reload_keeps_the_presenters_class_and_a_students_counted_vote():
+    teacher = presenter_on_lesson1()
+    lead = teacher.session_state["class_lead"]
+    button(teacher, "Next phase").click().run()                 # the question is open
+    student = follower(lead["code"])
+    token = student.session_state["class_follow"]["token"]
+    key = "keep_predict_draft_0"
+    student.radio(key=key).set_value(1).run()
+    assert address(teacher)["lead"] == f"{lead['code']}.{lead['key']}" and address(teacher)["presenter"] == "1"
+    assert address(student)["token"] == token and address(student)["class"] == lead["code"]
+    shared = teacher.session_state["class_lead"]["shown"]["params"]
+    assert not {"lead", "token", "presenter"} & set(shared)       # never in what the followers receive
+    assert not any(lead["key"] in c.value for c in teacher.code)  # nor in the class link on screen
+
+    teacher = reload(teacher, "pages/draft_and_verify.py")
+    assert teacher.session_state["keep_presenter"] is True
+    assert teacher.session_state["class_lead"]["code"] == lead["code"]
+    said = "\n".join(m.value for m in teacher.markdown)
+    assert f"Class {lead['code']}:** students follow this screen from this link (1 following now)." in said
+    assert "**1 of 1** following student has answered." in said      # the same round's question, its vote kept
+
+    student = reload(student, "pages/draft_and_verify.py")
+    assert student.session_state["class_follow"]["token"] == token    # the same follower, not a new one
+    assert student.radio(key=key).disabled                             # its vote is counted: no second one
+    assert any("This browser has answered" in c.value and "Your answer is counted" in c.value for c in student.caption)
+    tally = room().tally(lead["code"], lead["key"])              # this process's classes, as the app's
+    assert tally["voters"] == 1 and sum(tally["votes"].values()) == 1 and tally["votes"]["1"] == 1
+
+
+def test_a_presenter_address_with_an_ended_class_says_so_and_starts_afresh():
+    at = AppTest.from_file(APP, default_timeout=300)
+    at.query_params["presenter"] = "1"
+    at.query_params["lead"] = "ABCDEFGH." + "0" * 64
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert any("The class in this address was not resumed: No class has this code" in w.value for w in at.warning)
+    assert "class_lead" not in at.session_state and "lead" not in address(at)

@@ -56,6 +56,24 @@ def test_votes_are_counted_once_per_follower_and_live_only_for_the_presenter(mak
         room.vote(code, new_token(), "draft_round_2", "1")
 
 
+def test_a_follower_learns_whether_its_token_answered_the_open_question_never_what(make):
+    """A reload keeps the token (in the browser's own address): its screen then shows the answer as
+    counted, and the class still refuses a second vote."""
+    room = make()
+    code, key = room.start()
+    a, b = new_token(), new_token()
+    assert room.follow(code, a)["voted"] is False                   # no question open
+    room.ask(code, key, "draft_round_2", ["0", "1", "2"])
+    room.vote(code, a, "draft_round_2", "1")
+    assert room.follow(code, a)["voted"] is True and room.follow(code, b)["voted"] is False
+    assert room.follow(code, a)["votes"]["votes"] is None            # what it chose stays unsaid
+    with pytest.raises(ClassError, match="already voted"):
+        room.vote(code, a, "draft_round_2", "2")
+    assert room.tally(code, key)["votes"] == {"0": 0, "1": 1, "2": 0}
+    room.ask(code, key, "draft_round_3", ["0", "1"])                 # the next question: not answered yet
+    assert room.follow(code, a)["voted"] is False
+
+
 def test_asking_the_same_question_again_keeps_its_votes_and_a_new_one_starts_at_zero(make):
     room = make()
     code, key = room.start()
