@@ -107,7 +107,7 @@ for n, s in enumerate(alloc["steps"], 1):
     rows.append({"step": n, "candidate": f"request {s.request + 1}, token {s.position}", "a": round(s.a, 3), "B": s.B,
                  "τ": round(s.tau, 3), "Θ": round(s.theta, 2),
                  "decision": "admit" if s.kept else "stop: Θ did not improve"})
-st.dataframe(pd.DataFrame(rows), hide_index=True)
+st.table(pd.DataFrame(rows), hide_index=True)   # every step on screen: no inner scroll
 st.plotly_chart(theta_steps(alloc["theta0"], alloc["steps"], "Θ after each admission"), key="budget_theta",
                 config=appkit.chart_config("lesson4-algorithm1"))
 st.markdown("Admitted per request: " + ", ".join(f"request {i + 1}: **{n}**" for i, n in enumerate(alloc["lengths"]))
@@ -118,10 +118,10 @@ st.markdown(f"What the trimming saves ({appkit.CHECKS_AHEAD}): a suffix left out
 if revealed:   # the allocation under load is the answer
     st.subheader("The same drafts under growing load")
     load = budget.by_load(conf, sps)
-    st.dataframe(pd.DataFrame([{"requests": x["requests"], "admitted per request": x["lengths"],
-                                "tokens admitted": x["admitted"], "ragged slots": x["ragged"],
-                                "padded slots": x["padded"], "slots wasted by padding": x["wasted"]} for x in load]),
-                 hide_index=True)
+    st.table(pd.DataFrame([{"requests": x["requests"], "admitted per request": x["lengths"],
+                            "tokens admitted": x["admitted"], "ragged slots": x["ragged"],
+                            "padded slots": x["padded"], "slots wasted by padding": x["wasted"]} for x in load]),
+             hide_index=True)
     st.markdown("**Answer: usually less.** More anchors already fill the target's cheap slots, so a doubtful "
                 "proposal buys less Θ. Padding every request back to the widest admitted draft spends the slots "
                 "the scheduler saved: the last columns count them.")

@@ -80,7 +80,8 @@ LAYOUT_CSS = """
 # Nothing may reach past the right edge: columns too narrow for the large type wrap onto the next
 # row, labels wrap at spaces (never inside a word), and a figure or table wider than the page
 # scrolls inside its own box. Button labels keep the root size and lose their shortcut hints (the
-# pages name the keys); a metric's value stays larger than its label.
+# pages name the keys); a metric's value stays larger than its label. A "Predict:" question (its radio's
+# key starts keep_predict_, appkit.predict) is as large as the body text around it: it is what the room reads.
 PRESENTER_CSS = """
 html, body, [data-testid="stAppViewContainer"] { font-size: 21px; }
 [data-testid="stMainBlockContainer"] { padding: 3rem 1.2rem 3rem !important; max-width: 100% !important; }
@@ -93,6 +94,7 @@ html, body, [data-testid="stAppViewContainer"] { font-size: 21px; }
 [data-testid="stMain"] [data-testid="stHorizontalBlock"] { flex-wrap: wrap !important; }
 [data-testid="stMain"] [data-testid="stColumn"] { min-width: min(100%, 11rem) !important; }
 [data-testid="stMain"] [data-testid="stWidgetLabel"] p { font-size: 1rem !important; }
+[data-testid="stMain"] [class*="st-key-keep_predict_"] [data-testid="stWidgetLabel"] p { font-size: 1.3rem !important; }
 [data-testid="stMain"] [data-testid="stWidgetLabel"] *,
 [data-testid="stMain"] [data-testid="stMetricLabel"] *, [data-testid="stMain"] [data-testid="stMetricValue"] * {
   white-space: normal !important; overflow: visible !important; text-overflow: clip !important;

@@ -30,7 +30,7 @@ def swept():
 
 def test_lesson6_loops_at_its_defaults_and_shows_every_speedup_with_its_spread(swept):
     at = swept
-    res, swept = at.session_state["dloop_sweep"], at.dataframe[0].value
+    res, swept = at.session_state["dloop_sweep"], at.table[0].value
     looping = swept[swept["g"] == f"{at.session_state['keep_dloop_g']:g}"].set_index("drafter")
     aware = drafter_label("dloop")
     assert float(looping.loc[aware, "stages per round"]) > 1.5          # the gate opens in most rounds
@@ -48,7 +48,7 @@ def test_lesson6_loops_at_its_defaults_and_shows_every_speedup_with_its_spread(s
 
 def test_lesson6_prices_a_later_stage_from_the_sweeps_own_runs(swept):
     at = swept
-    res, priced = at.session_state["dloop_sweep"], at.dataframe[1].value.to_dict("records")
+    res, priced = at.session_state["dloop_sweep"], at.table[1].value.to_dict("records")
     assert [p["drafter"] for p in priced] == [drafter_label(r["drafter"]) for r in res["rows"]]
     for row, price in zip(res["rows"], priced):
         said = beats(row["speedup_spread"], res["one_stage"][row["drafter"]]["speedup_spread"])
@@ -68,7 +68,7 @@ def test_lesson3_drafting_cost_shows_ranges_and_labels_steps_inside_the_noise():
     at = open_page("pages/parallel_drafting.py")
     button(at, "Time drafting").click().run()
     assert not at.exception
-    rows, table = at.session_state["parallel_cost"]["rows"], at.dataframe[0].value
+    rows, table = at.session_state["parallel_cost"]["rows"], at.table[0].value
     assert list(table["k"]) == [1, 2, 4, 8] * 3
     assert list(table["drafting per round"]) == [r["spread"].label(" ms") for r in rows]
     assert all(s.endswith("over 3 runs)") for s in table["drafting per round"])

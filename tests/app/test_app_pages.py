@@ -247,10 +247,10 @@ def test_lesson6_counts_sk_plus_one_and_runs_a_live_round_and_sweep():
     predict(at, "dloop", "more")
     button(at, "Run the sweep").click().run()
     assert not at.exception
-    assert set(at.dataframe[0].value["drafter"]) == {"DLoop (DSpark stages, loop-aware training)",
+    assert set(at.table[0].value["drafter"]) == {"DLoop (DSpark stages, loop-aware training)",
                                                      "DLoop without loop-aware training"}   # labels, never keys
     assert "7.50" in text(at) and "3.68×" in text(at)
-    priced = at.dataframe[1].value                  # priced from the sweep's runs, no second measurement
+    priced = at.table[1].value                  # priced from the sweep's runs, no second measurement
     assert list(priced["g"]) == ["-2", "-2"]
     verdicts = {"pays", "does not pay", "within this machine's noise", "gate never opened"}
     assert set(priced["pays for itself"]) <= verdicts     # whether the gate opens on this prompt is the models'
@@ -333,12 +333,12 @@ def test_lesson6_reads_a_planted_sweep_after_the_prediction_and_never_shows_a_co
     assert "so it also had more training: this is not the paper's comparison" in body
     assert "what loop-aware training bought" not in body and "are what it bought here" not in body
     # run by run a later stage cost from about −20 ms to +19 ms: inside the noise, never shown as a number
-    assert list(at.dataframe[1].value["a later stage costs"]) == ["within this machine's noise"] * 2
+    assert list(at.table[1].value["a later stage costs"]) == ["within this machine's noise"] * 2
     at.session_state["dloop_sweep"] = planted_sweep(first=(2.13, 2.13), looping=(2.83, 2.33), runs_g=(12.0, 17.0, 12.0))
     at.run()
     assert "The gain came from the stages the gate added (0.70 tokens a check with the training, 0.20 without), " \
            "not from the first stage" in text(at)
-    assert all(c.endswith(" ms") for c in at.dataframe[1].value["a later stage costs"])
+    assert all(c.endswith(" ms") for c in at.table[1].value["a later stage costs"])
 
 
 def test_lesson4_allocates_live_drafts_with_algorithm1():
@@ -348,8 +348,8 @@ def test_lesson4_allocates_live_drafts_with_algorithm1():
     assert not at.exception
     body = text(at)
     assert body.count("prefix survival a") >= 3 and "Admitted per request: request 1:" in body
-    steps = at.dataframe[0].value
+    steps = at.table[0].value
     assert steps["candidate"][0] == "anchors only" and steps["B"][0] == 3
-    load = at.dataframe[1].value
+    load = at.table[1].value
     assert list(load["requests"]) == [1, 2, 3]
     assert all(load["padded slots"] >= load["ragged slots"])

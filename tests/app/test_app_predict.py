@@ -52,7 +52,7 @@ def charts(at: AppTest) -> int:
 
 
 def columns(at: AppTest) -> list[str]:
-    return [c for d in at.dataframe for c in d.value.columns]
+    return [c for d in list(at.dataframe) + list(at.table) for c in d.value.columns]
 
 
 def metric(at: AppTest, label: str) -> str | None:
@@ -80,7 +80,7 @@ PAGES = {
                                 and "**Answer: slower (0.71×).** Committing one token" in body(at)
                                 and "round time ÷ plain ms per token" in body(at)),
     "pages/reading_a_speedup.py": ("speedup", "no, it would be lower", None,
-                                   lambda at: len(at.table) == 1 and "**Answer: can't tell" in body(at)),
+                                   lambda at: len(at.table) == 4 and "**Answer: can't tell" in body(at)),
     "pages/inside_a_round.py": ("inside", "yes, the ratio rule corrects any q", None,
                                 lambda at: metric(at, "true q (Markov head, after temperature and top-k)") is not None
                                 and "**Answer: no.**" in body(at)),

@@ -42,7 +42,7 @@ def test_lesson4_allocates_with_the_drafter_that_has_a_confidence_head(monkeypat
     button(at, "Draft, profile and allocate").click().run()
     at.button(key="predict_reveal_budget").click().run()
     assert not at.exception, [e.value for e in at.exception]
-    load = at.dataframe[1].value
+    load = at.table[1].value
     assert list(load["requests"]) == [1, 2]
 
 

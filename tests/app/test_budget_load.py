@@ -45,6 +45,6 @@ def test_lesson4_live_admissions_shrink_with_load():
     button(at, "Draft, profile and allocate").click().run()
     at.button(key="predict_reveal_budget").click().run()   # the load table is the prediction's answer
     assert not at.exception
-    load = at.dataframe[1].value
+    load = at.table[1].value
     assert list(load["requests"]) == [1, 2, 3, 4]
     assert admissions_never_grow([{"lengths": list(x)} for x in load["admitted per request"]])
