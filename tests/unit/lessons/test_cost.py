@@ -165,6 +165,14 @@ def test_the_sweep_measures_one_stage_beside_every_threshold_and_prices_from_tho
         assert price["tokens_added"] > price["tokens_needed"]
     if price["verdict"] == "does not pay":
         assert price["tokens_added"] < price["tokens_needed"]
+    # a row keeps its rounds for pricing in another regime:
+    # its rounds' shapes (16 committed tokens) and every run's totals, plain decoding's too
+    assert sum(t for _, _, t in open_["shapes"]) == 16 and len(open_["runs_costs"]) == len(res["baseline_runs"]) == 2
+    from specviz.lessons.pricing import LARGE_GPU
+    from specviz.lessons.sweep import stage_in_regimes
+    here = stage_in_regimes(res, LARGE_GPU, "this machine")
+    assert here[0]["tokens_added"] == pytest.approx(price["tokens_added"]) and here[0]["here_needed"].n == 2
+    assert here[1]["here"] == "gate never opened"
 
 
 def test_the_one_token_answer_says_slower_for_the_seed_example_and_then_what_four_tokens_buy():

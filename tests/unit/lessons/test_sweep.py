@@ -1,9 +1,12 @@
-"""What lesson 6 says of its sweep: where the tokens loop-aware training changed came from."""
+"""What lesson 6 says of its sweep: where the tokens loop-aware training changed came from, and what a
+later stage is worth on this machine and on the large-target profile."""
 import re
 
+import pytest
 from hypothesis import given, settings, strategies as st
 
-from specviz.lessons.sweep import where_training_helped
+from specviz.lessons.pricing import LARGE_GPU
+from specviz.lessons.sweep import pays_from, regime_rows, regime_verdict, stage_in_regimes, where_training_helped
 
 
 def sweep(first, looping, g=-8.0):
@@ -54,3 +57,49 @@ def test_the_part_named_as_the_source_always_moved_the_way_the_sentence_says(tok
     assert parts[named] * gap > 0                                   # it moved the way the whole difference did
     other = next(p for p in parts if p != named)
     assert parts[named] * gap >= parts[other] * gap                  # and at least as far as the other part
+
+
+def planted_regimes():
+    """Plain decoding: 10 ms a step, 9 of them the forward. One stage a round: 5 rounds of k = 4 committing 2
+    each, a further position 1 ms, a stage 6 ms in one run and 1 ms in the other. At g = -4 the gate never
+    opened; at g = -8 two stages a round commit 2.75; at g = -12 three stages commit 4.5."""
+    plain = {"rounds": 10, "mean_round_ms": 10.0, "verify_ms": 90.0}
+    one = {"drafter": "dloop", "threshold": None, "stages_per_round": 1.0, "acceptance_length": 2.0,
+           "shapes": [(5, 1, 2)] * 5,
+           "runs_costs": [{"rounds": 5, "verify_ms": 65.0, "draft_ms": 30.0, "overhead_ms": 5.0},
+                          {"rounds": 5, "verify_ms": 65.0, "draft_ms": 5.0, "overhead_ms": 5.0}]}
+    rows = [dict(one, threshold=-4.0),
+            dict(one, threshold=-8.0, stages_per_round=2.0, acceptance_length=2.75,
+                 shapes=[(9, 2, 3)] * 3 + [(9, 2, 2)]),
+            dict(one, threshold=-12.0, stages_per_round=3.0, acceptance_length=4.5,
+                 shapes=[(13, 3, 5), (13, 3, 4)] * 2)]
+    return stage_in_regimes({"baseline_runs": [plain, plain], "one_stage": {"dloop": one}, "rows": rows},
+                            LARGE_GPU, "this machine")
+
+
+def test_a_later_stage_is_priced_run_by_run_here_and_once_on_the_large_target_profile():
+    never, two, three = planted_regimes()
+    assert never["here"] == never["there"] == "gate never opened" and never["tokens_added"] is None
+    # g = -8: a stage costs 10 ms of a 10 ms token in one run (needs 1.0), 5 ms of 7.5 in the other (0.67); it adds
+    # 0.75, so the runs disagree. On the large-target profile it costs 2 + 0.5 × 4 = 4 ms of a 7 ms token.
+    assert two["tokens_added"] == 0.75 and two["here"] == "within this machine's noise"
+    assert (two["here_needed"].low, two["here_needed"].high) == (pytest.approx(2 / 3), 1.0)
+    assert two["there_needed"] == pytest.approx(4 / 7) and two["there"] == "pays"
+    # g = -12: two extra stages add 1.25 tokens each and need 1.0 or 0.67: it pays in both runs
+    assert three["tokens_added"] == 1.25 and three["here"] == "pays" and three["there"] == "pays"
+    prices = [never, two, three]
+    assert (pays_from(prices, "dloop", "here"), pays_from(prices, "dloop", "there")) == (-12.0, -8.0)
+    assert regime_verdict(prices, "dloop", "DLoop", "this machine", "the large-target profile") == (
+        "DLoop: on this machine it starts to pay at g = -12, where it adds 1.25 tokens and needs 0.83; priced on "
+        "the large-target profile it starts to pay at g = -8, where it adds 0.75 tokens and needs 0.57.")
+    assert [r["pays, priced here"] for r in regime_rows(prices, "dloop")] == ["–", "noise", "pays"]
+    assert [r["needs, priced here"] for r in regime_rows(prices, "dloop")] == ["–", "0.67–1.00", "0.67–1.00"]
+
+
+def test_a_stage_that_pays_nowhere_here_says_where_it_came_closest_and_where_the_runs_disagree():
+    never, two, _ = planted_regimes()
+    said = regime_verdict([never, two], "dloop", "DLoop", "this machine", "the large-target profile")
+    assert said.startswith("DLoop: on this machine a later stage pays at none of the swept g (at g = -8 it adds "
+                           "0.75 tokens and needs 0.83); at g = -8 the runs disagree, within this machine's noise; ")
+    assert regime_verdict([never], "dloop", "DLoop", "here", "there") == (
+        "DLoop: the gate never opened at the swept g, so no later stage was drafted to price.")
