@@ -79,9 +79,9 @@ for i, (p, r) in enumerate(zip(res["prompts"], rounds), 1):
 st.subheader("The SPS table, profiled on the running target")
 st.plotly_chart(sps_figure(res["sps"], res["raw"], PROFILE_REPEATS), key="budget_sps")
 st.caption(f"One forward over B tokens of one sequence, the fastest of {PROFILE_REPEATS} calls (this engine does not "
-           "batch requests, so this stands in for a batched verification of B tokens). The faint points zig-zag with "
-           "the machine's noise; a wider check cannot really be cheaper, so Algorithm 1 prices with the straight cost "
-           "line closest to them, whose speed never rises as B grows. "
+           "batch requests, so this stands in for a batched verification of B tokens). The faint points are the calls "
+           "themselves, with this machine's noise; a wider check cannot really be cheaper, so Algorithm 1 prices with "
+           "the straight cost line closest to them, whose speed never rises as B grows. "
            f"Drafting and profiling took {res['seconds']:.0f} s on this machine.")
 st.markdown(f"**A profile belongs to its engine** ({appkit.CHECKS_AHEAD}): for savings to reach the hardware, the "
             "serving engine must actually reduce verification work, and cost profiles depend on the engine and the "
@@ -125,5 +125,6 @@ if revealed:   # the allocation under load is the answer
     st.markdown("**Answer: usually less.** More anchors already fill the target's cheap slots, so a doubtful "
                 "proposal buys less Θ. Padding every request back to the widest admitted draft spends the slots "
                 "the scheduler saved: the last columns count them.")
+    st.markdown(budget.load_answer(load))
 
 appkit.next_lesson(__file__)

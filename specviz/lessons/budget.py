@@ -63,3 +63,25 @@ def by_load(confidences: list[list[float]], sps: list[float]) -> list[dict]:
         out.append({"requests": R, "lengths": res["lengths"], "admitted": sum(res["lengths"]),
                     "theta": res["best_theta"], **padding(res["lengths"])})
     return out
+
+
+def load_answer(load: list[dict]) -> str:
+    """What a by_load result shows about the first request, which every row includes: its admitted
+    proposals as the requests sharing the target grow, and whether they fell, held or rose.
+
+    >>> load_answer([{"requests": 1, "lengths": [3]}, {"requests": 2, "lengths": [2, 1]},
+    ...              {"requests": 3, "lengths": [1, 1, 0]}])
+    'Measured here: request 1 had 3 → 2 → 1 proposals admitted as 1 to 3 requests shared the target: less under load.'
+    >>> load_answer([{"requests": 1, "lengths": [2]}, {"requests": 2, "lengths": [2, 2]}])
+    'Measured here: request 1 had 2 → 2 proposals admitted as 1 to 2 requests shared the target: the same at every load here.'
+    """
+    first = [row["lengths"][0] for row in load]
+    seq = " → ".join(str(n) for n in first)
+    if any(b > a for a, b in zip(first, first[1:])):
+        verdict = "not always less: it rose at some load, which a noisy profile can cause"
+    elif first[-1] < first[0]:
+        verdict = "less under load"
+    else:
+        verdict = "the same at every load here"
+    return (f"Measured here: request 1 had {seq} proposals admitted as 1 to {load[-1]['requests']} requests shared "
+            f"the target: {verdict}.")

@@ -313,9 +313,12 @@ def planted_sweep(first=(2.67, 2.13), looping=(2.83, 2.33), runs_one=(10.0, 16.0
         return {"drafter": d, "threshold": g, "stages_per_round": stages, "looped": 0.9 if g else 0.0,
                 "acceptance_length": tokens, "ms_per_token": s.median, "ms_per_token_spread": s,
                 "runs_ms_per_token": list(runs), "speedup": 12.0 / s.median,
-                "speedup_spread": spread([12.0 / r for r in runs])}
+                "speedup_spread": spread([12.0 / r for r in runs]),
+                "shapes": [(4 * int(stages) + 1, int(stages), 2)] * 3,        # what a price in another regime reads
+                "runs_costs": [{"rounds": 3, "verify_ms": 30.0, "draft_ms": 6.0, "overhead_ms": 3.0}] * len(runs)}
     drafters = ("dloop", "dloop-plain")
     return {"baseline": {"ms_per_token": 12.0}, "prompt": "He said, he said,", "k": 4, "S": 3, "seconds": 1.0,
+            "baseline_runs": [{"rounds": 10, "mean_round_ms": 12.0, "verify_ms": 110.0}] * len(runs_one),
             "one_stage": {d: row(d, None, a, runs_one, 1.0) for d, a in zip(drafters, first)},
             "rows": [row(d, -8.0, a, runs_g, 2.0) for d, a in zip(drafters, looping)]}
 
@@ -352,4 +355,6 @@ def test_lesson4_allocates_live_drafts_with_algorithm1():
     assert steps["candidate"][0] == "anchors only" and steps["B"][0] == 3
     load = at.table[1].value
     assert list(load["requests"]) == [1, 2, 3]
+    first = " → ".join(str(list(x)[0]) for x in load["admitted per request"])   # the sentence reads the table's numbers
+    assert f"Measured here: request 1 had {first} proposals admitted as 1 to 3 requests shared the target" in text(at)
     assert all(load["padded slots"] >= load["ragged slots"])
