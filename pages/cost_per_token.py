@@ -1,4 +1,5 @@
 """Lesson 7: cost per committed token, from the source's worked example to a live measurement."""
+import pandas as pd
 import streamlit as st
 
 import appkit
@@ -118,7 +119,7 @@ def show_regimes(res: dict):
                 "large target's costs taken from the sources. Speedup = tokens a round ÷ **a round's cost in "
                 "one-token steps**: the tokens are the same in both columns, so that is the one quantity that differs.")
     c = cost.regimes(res, gpu_profile())
-    st.dataframe(pricing.comparison_rows(c), hide_index=True, key="cost_regimes")
+    st.table(pd.DataFrame(pricing.comparison_rows(c)), hide_index=True)   # wraps to fit a projector's column
     st.caption(f"Both columns are priced from a round's parts. “{c.here_median.label}” uses the costs measured in "
                f"these runs, so it gives back their measured time (speedup over the runs: "
                f"{c.here_speedup.label(unit='×')}); “{c.there.label}” is a model built from the sources' numbers, "

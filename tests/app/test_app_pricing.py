@@ -39,7 +39,7 @@ def lesson7(models):
 
 def test_lesson7_prices_its_measured_rounds_in_both_regimes_and_labels_both_priced(lesson7):
     at = lesson7
-    table = next(d.value for d in at.dataframe if "quantity" in d.value.columns)
+    table = next(t.value for t in at.table if "quantity" in t.value.columns)
     assert list(table.columns) == ["quantity", "priced, this machine (measured)", GPU]
     rows = table.set_index("quantity")
     assert rows.loc["tokens a round"].nunique() == 1                         # the same rounds in both columns
