@@ -26,6 +26,9 @@ from specviz.viz.export import qr_image
 SHARED = "class_shared"          # the presenter's small results by name, sent with its view (see `shared`)
 RUN_HERE = "class_run_here_"     # + a result's name: this follower asked to run the models for it itself
 MAX_SHARED_BYTES = 200_000       # a larger result is not sent: a follower runs it when asked
+NO_ADDRESS = ("No link for students: this browser opened the app by an address that reaches only this computer "
+              "(localhost, 127.0.0.1). Open the app by the address students will use (the Network URL that "
+              "`streamlit run` prints), or ask the host to set classes.public_url.")
 FOLLOWING = "This screen follows the presenter's and runs no model by itself"
 
 
@@ -43,18 +46,20 @@ def room() -> Classroom:
 
 # --- the presenter ---------------------------------------------------------------------------------
 def share(params: dict, url_path: str):
-    """In presenter mode, the link to this page as it is now, with a QR code the room can scan."""
+    """In presenter mode, the link to this page as it is now (the class's QR code is in the sidebar)."""
     if not presenter():
         return
     link = share_link(params, url_path)
-    st.markdown("**This page, as it is now, for the class:** scan the code or open the link.")
-    st.html(f'<img src="{qr_image(link)}" alt="QR code of the link below" style="width: 14rem">')
-    st.code(link, language=None, wrap_lines=True)
-    lead_class()
+    st.markdown("**This page, as it is now:**")
+    if link:
+        st.code(link, language=None, wrap_lines=True)
+    else:
+        st.caption(NO_ADDRESS)
 
 
 def lead_class():
-    """In presenter mode: start a class, then show its code, link and QR code."""
+    """In presenter mode, in the sidebar: start a class, then show its code, how many follow, and the
+    one QR code with its link (or, without an address students can open, what to do)."""
     lead = leading()
     if lead is None:
         def start():
@@ -73,7 +78,10 @@ def lead_class():
     with contextlib.suppress(ClassError):
         following_now = f" ({room().following(lead['code'], lead['key'])} following now)"
     st.markdown(f"**Class {lead['code']}:** students follow this screen from this link{following_now}.")
-    st.html(f'<img src="{qr_image(link)}" alt="QR code of the class link below" style="width: 14rem">')
+    if link is None:
+        st.warning(NO_ADDRESS)
+        return
+    st.html(f'<img src="{qr_image(link)}" alt="QR code of the class link below" style="width: 100%">')
     st.code(link, language=None, wrap_lines=True)
 
 

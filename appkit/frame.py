@@ -15,7 +15,7 @@ import streamlit as st
 import torch
 from streamlit.errors import FragmentHandledException
 
-from appkit.classroom import follow_class, lead_from_link, share
+from appkit.classroom import follow_class, lead_class, lead_from_link, share
 from appkit.course import GLOSSARY, HOME, current_page, navigation, next_page, page_of_file
 from appkit.links import keep_own_params, link_state, page_params
 from appkit.runtime import config, device_label, devices, models, set_device
@@ -45,8 +45,8 @@ def frame():
     charts.TYPE_SIZE.set(charts.PRESENTER_SIZE if presenter() else charts.BASE_SIZE)
     keep_session_state()
     nav = navigation()
+    lead_from_link()   # before the sidebar, which shows the class this presenter leads
     sidebar()
-    lead_from_link()
     follow_class(current_page(nav))
     link_state(current_page(nav))
     keep_own_params()   # a reload finds its class again (appkit.links.own_params)
@@ -89,6 +89,8 @@ def sidebar():
         st.toggle("Presenter mode (large type)", key=PRESENTER,
                   help="Large type for a projector. Step keys on lesson 1: → next phase, ← back, N next round, "
                        "P play, Home reset. On every page, A reveals the answer to the prediction on screen.")
+        if presenter():
+            lead_class()   # the class's one QR code, where the lecturer finds it without scrolling
         m = models()
         if m is None:
             st.error(f"No models: {st.session_state.get('models_error')}")

@@ -12,10 +12,11 @@ import urllib.parse
 
 import streamlit as st
 
-from appkit.course import page_of
+from appkit.course import COURSE, page_of
 from appkit.runtime import config, models
 from appkit.state import (CLASS_FOLLOW, CLASS_PARAM, LEAD_PARAM, MODEL_SET, OWN, PRESENTER_PARAM, SEEN, TOKEN_PARAM, key,
                           leading, presenter)
+from specviz.hosting.address import student_address
 from specviz.hosting.app_state import LINKED, read_link, write
 
 LINK_READ = "link_read"   # the ids of the pages whose link this session has read
@@ -92,8 +93,12 @@ def set_link(params: dict):
         st.query_params.from_dict(full)
 
 
-def share_link(params: dict, url_path: str) -> str:
+def share_link(params: dict, url_path: str) -> str | None:
     """The link that opens a page (its url path) as it is now, for the class: its settings and
-    model set, none of this browser's own parameters. Absolute where the browser told its address (AppTest does not)."""
+    model set, none of this browser's own parameters, at the address students open (the host's
+    classes.public_url, else this browser's unless it is a loopback one); None without such an address."""
+    base = student_address(config().classes.public_url, st.context.url, [p.url_path for p in COURSE if p.url_path])
+    if base is None:
+        return None
     full = _with_set({k: v for k, v in params.items() if k not in OWN})
-    return (st.context.url or f"/{url_path}") + ("?" + urllib.parse.urlencode(full) if full else "")
+    return f"{base}/{url_path}" + ("?" + urllib.parse.urlencode(full) if full else "")

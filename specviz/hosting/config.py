@@ -35,6 +35,7 @@ from specviz.generator.drafters.block_model import BlockDrafterConfig
 from specviz.generator.drafters.published import detect
 from specviz.generator.models import LOOP_SUFFIX, ModelSet, load_embedded, load_model, pick_device
 from specviz.generator.settings import MAX_BLOCK, Settings
+from specviz.hosting.address import public_url
 
 REPO_CONFIG = Path(__file__).resolve().parents[2] / "specviz.toml"
 DEVICES = ("auto", "cpu", "cuda", "mps")          # and cuda:N
@@ -61,11 +62,14 @@ class Limits:
 class Classes:
     """Classes (specviz.hosting.classroom): how many a server holds, how many browsers follow one,
     after how long idle one is forgotten, and where they live: "memory" (this server process, the
-    default) or a redis:// URL that several server processes behind a load balancer share."""
+    default) or a redis:// URL that several server processes behind a load balancer share; and the
+    address students open (public_url: empty, the presenter's own unless it is a loopback one;
+    specviz.hosting.address)."""
     max_classes: int = 20
     max_followers: int = 60
     idle_hours: int = 4
     store: str = "memory"
+    public_url: str = ""
 
 
 @dataclass(frozen=True)
@@ -146,6 +150,8 @@ def _classes(t: dict) -> Classes:
 
     >>> _classes({"max_followers": 40, "store": "redis://localhost:6379/0"}).max_followers
     40
+    >>> _classes({"public_url": "https://specviz.example.edu"}).public_url
+    'https://specviz.example.edu'
     >>> _classes({"store": "postgres://x"})
     Traceback (most recent call last):
     ValueError: classes.store must be "memory" or a redis:// URL, got 'postgres://x'
@@ -154,7 +160,8 @@ def _classes(t: dict) -> Classes:
     store = t.get("store", "memory")
     if not isinstance(store, str) or not (store == "memory" or store.startswith(("redis://", "rediss://"))):
         raise ValueError(f'classes.store must be "memory" or a redis:// URL, got {store!r}')
-    return Classes(**{k: _int(v, f"classes.{k}", 1, None) for k, v in t.items() if k != "store"}, store=store)
+    return Classes(**{k: _int(v, f"classes.{k}", 1, None) for k, v in t.items() if k not in ("store", "public_url")},
+                   store=store, public_url=public_url(t.get("public_url", "")))
 
 
 def _set(name: str, t: dict, base_dir: Path) -> SetConfig:

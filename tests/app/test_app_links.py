@@ -102,15 +102,47 @@ def test_a_bad_round_in_lesson_one_s_link_is_named_and_it_opens_ready():
         ["round must be a number, got 'many'", "phase must be one of draft, verify, commit, got 'later'"]]
 
 
-def test_presenter_mode_shows_the_share_link_as_a_qr_code_of_exactly_that_link():
-    at = open_page("pages/biased_admission.py", presenter="1", p="0.6")
+def open_page_at(address: str, page: str, **query) -> AppTest:
+    """`open_page` in a browser that opened the app at `address` (st.context.url)."""
+    at = AppTest.from_file(APP, default_timeout=300)
+    at.context["url"] = address
+    for k, v in query.items():
+        at.query_params[k] = v
+    at.switch_page(page).run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def test_presenter_mode_shows_the_pages_link_and_the_classs_one_qr_code_in_the_sidebar():
+    at = open_page_at("http://10.0.0.5:8501", "pages/biased_admission.py", presenter="1", p="0.6")
     at.slider(key="keep_admission_q").set_value(0.4).run()
     assert (at.query_params["p"], at.query_params["q"], at.query_params["presenter"]) == ("0.6", "0.4", "1")
     link = at.code[-1].value
-    query = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(link).query))
-    assert query == {"p": "0.6", "q": "0.4"}   # the settings on screen; the class gets no presenter mode
-    assert urllib.parse.urlsplit(link).path.endswith("/biased_admission")
-    assert any(f'src="{qr_image(link)}"' in h.value for h in at.get("html"))
+    assert link == "http://10.0.0.5:8501/biased_admission?p=0.6&q=0.4"   # no presenter mode for the class
+    assert not any("data:image/svg+xml" in h.value for h in at.get("html"))   # no QR code before a class
+    at.sidebar.button[0].click().run()                                      # Start a class
+    code = at.session_state["class_lead"]["code"]
+    class_link = f"http://10.0.0.5:8501/?class={code}"
+    qr = [h for h in at.get("html") if "data:image/svg+xml" in h.value]
+    assert len(qr) == 1 and f'src="{qr_image(class_link)}"' in qr[0].value           # one QR code: the class's
+    assert class_link in [c.value for c in at.sidebar.code]
+
+
+def test_a_loopback_address_gives_no_link_students_cannot_open_and_says_what_to_do():
+    at = open_page_at("http://127.0.0.1:8501", "pages/biased_admission.py", presenter="1")
+    at.sidebar.button[0].click().run()
+    assert not at.code and not any("data:image/svg+xml" in h.value for h in at.get("html"))
+    assert any("Open the app by the address students will use" in w.value for w in at.sidebar.warning)
+
+
+def test_the_hosts_public_url_is_the_class_links_address(tmp_path, monkeypatch):
+    config = tmp_path / "specviz.toml"
+    config.write_text('[classes]\npublic_url = "https://specviz.example.edu/"\n[sets.embedded]\nembedded = true\n')
+    monkeypatch.setenv("SPECVIZ_CONFIG", str(config))
+    at = open_page_at("http://127.0.0.1:8501", "pages/biased_admission.py", presenter="1")
+    at.sidebar.button[0].click().run()
+    assert f"https://specviz.example.edu/?class={at.session_state['class_lead']['code']}" in [
+        c.value for c in at.sidebar.code]
 
 
 def test_without_presenter_mode_there_is_no_qr_code():
