@@ -133,16 +133,16 @@ def follow_class(nav_url_path: str):
     if not f:
         return
     with st.container(border=True):
-        c1, c2 = st.columns([3, 1])
-        c2.toggle("Follow the presenter", key=CLASS_ON)
+        said = st.empty()   # one line each, never a narrow column: the toggle's label read "Follow the p…" at 1024 px
+        st.toggle("Follow the presenter", key=CLASS_ON)
         try:
             f["state"] = room().follow(f["code"], f["token"])
         except ClassError as e:
-            c1.error(str(e))
+            said.error(str(e))
             f["state"] = None
             return
-        c1.markdown(f"**Class {f['code']}**: " + ("this screen follows the presenter's."
-                                                   if st.session_state[CLASS_ON] else "exploring alone."))
+        said.markdown(f"**Class {f['code']}**: " + ("this screen follows the presenter's."
+                                                    if st.session_state[CLASS_ON] else "exploring alone."))
     if not st.session_state[CLASS_ON]:
         return
     if f["state"]["step"] != f["applied"]:

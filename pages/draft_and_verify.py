@@ -103,6 +103,8 @@ view = S.get("class_view")   # following a class: replay the presenter's recorde
 if view and view.get("trace") and appkit.following() and state.get("class_view") is not view:
     state["class_view"] = view
     stepper.follow(view["trace"], read_cursor(view.get("params", {}), limits.max_new_tokens)[0], limits.max_new_tokens)
+if not appkit.following():
+    stepper.limit = None   # exploring alone: a student may step through every recorded round
 if stepper.trace is None and m is not None and stepper.error is None:
     start()   # first visit: open on a live generation, not an empty page
     linked = state.pop("link_cursor", None)   # a shared link's round and phase: run the rounds up to it
@@ -141,7 +143,7 @@ def panel():
     if state.get("link") and not stepper.replay:
         appkit.set_link(state["link"] | cursor_params(cur))   # the address links to this round and phase
     verifier = trace.settings.verifier
-    source = "replaying a saved trace" if stepper.replay else "live"
+    source = "following the presenter" if stepper.limit is not None else "replaying a saved trace" if stepper.replay else "live"
     # a chat target reads the prompt inside its template: show what it read
     prompt = "".join(prompt_texts(trace)) if CHAT_NOTICE in trace.notices else trace.prompt
     if cur.shown == 0:

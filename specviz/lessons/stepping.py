@@ -22,6 +22,7 @@ from specviz.generator.trace import Trace
 PHASE_ORDER = ("draft", "verify", "commit")
 ENDED_LIVE = "The generation has finished."
 ENDED_REPLAY = "End of the recorded trace."
+AHEAD = "The presenter has not shown this yet: this screen follows the presenter's."
 
 
 @dataclass(frozen=True)
@@ -59,6 +60,10 @@ class Cursor:
         return Cursor(self.shown, PHASE_ORDER[PHASE_ORDER.index(self.phase) - 1])
 
 
+def _order(c: Cursor) -> tuple[int, int]:
+    return c.shown, PHASE_ORDER.index(c.phase) if c.shown else len(PHASE_ORDER)
+
+
 class Stepper:
     """A trace on screen, the generation that extends it (None when replaying), and the cursor.
 
@@ -81,6 +86,7 @@ class Stepper:
         self.error: str | None = None
         self.playing = False
         self.last_move = 0.0
+        self.limit: Cursor | None = None   # following a class: the presenter's cursor, never passed
 
     def start(self, models, prompt: str, settings) -> bool:
         """Prefill a fresh generation (no round runs yet); False with `error` set when it cannot."""
@@ -101,11 +107,13 @@ class Stepper:
 
     def follow(self, data: str, cursor: Cursor | None, max_new_tokens: int | None = None) -> bool:
         """Replay a class presenter's recorded rounds (none yet, when it has just started) at its
-        cursor, or at the start when the cursor is past them."""
+        cursor, or at the start when the cursor is past them. A move never passes that cursor: the
+        rounds after it are recorded, but the presenter has not shown them (nor a question's answer)."""
         if not self._replay(data, "the class's round", max_new_tokens, need_rounds=False):
             return False
         if cursor is not None and cursor.shown <= len(self.trace.rounds):
             self.cursor = cursor
+        self.limit = self.cursor
         return True
 
     def _replay(self, data, name: str, max_new_tokens: int | None, need_rounds: bool) -> bool:
@@ -122,6 +130,7 @@ class Stepper:
 
     def _show(self, trace: Trace, gen: Generation | None, replay: bool):
         self.trace, self.gen, self.replay, self.cursor, self.playing = trace, gen, replay, Cursor(), False
+        self.limit = None
 
     def ensure(self, index: int) -> bool:
         """Is round `index` recorded? Run the engine for it if needed and possible."""
@@ -141,6 +150,9 @@ class Stepper:
         new = {"forward": self.cursor.forward, "round": self.cursor.next_round, "back": self.cursor.back,
                "reset": Cursor}[action]()
         self.last_move = time.monotonic()
+        if self.limit is not None and _order(new) > _order(self.limit):
+            self.playing = False
+            return AHEAD
         if new.shown == 0 or self.ensure(new.shown - 1):
             self.cursor = new
             return None

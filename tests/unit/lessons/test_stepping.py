@@ -4,7 +4,7 @@ trace replays without one, and the end of a generation or a trace is said, not c
 import contextlib
 
 from specviz.generator.settings import Settings
-from specviz.lessons.stepping import ENDED_LIVE, ENDED_REPLAY, Cursor, Stepper
+from specviz.lessons.stepping import AHEAD, ENDED_LIVE, ENDED_REPLAY, Cursor, Stepper
 
 PROMPT = "The best way to learn is to"
 
@@ -97,3 +97,20 @@ def test_following_the_class_shows_the_presenters_cursor_unless_it_is_past_the_r
     assert s.follow(live.trace.to_json(), Cursor(9, "draft")) and s.cursor == Cursor()
     assert s.follow(started(models).trace.to_json(), Cursor()) and s.trace.rounds == []   # a class just started
     assert not Stepper().load(started(models).trace.to_json())                           # a saved file must hold rounds
+
+
+def test_a_follower_never_steps_past_what_the_presenter_has_shown(models):
+    """The presenter's recorded trace holds rounds it has not shown: a follower's own Next phase
+    would reveal which proposals the target kept while the room still answers the question."""
+    live = started(models)
+    live.move("round"), live.move("round"), live.move("round")
+    s = Stepper()
+    s.follow(live.trace.to_json(), Cursor(2, "draft"))
+    assert s.move("forward") == AHEAD and s.cursor == Cursor(2, "draft")     # the verify result waits
+    assert s.move("round") == AHEAD and s.cursor == Cursor(2, "draft")
+    assert s.move("back") is None and s.cursor == Cursor(1, "commit")         # back, and forward again
+    assert s.move("forward") is None and s.cursor == Cursor(2, "draft")
+    s.follow(live.trace.to_json(), Cursor(3, "commit"))                      # the presenter moved on
+    assert s.move("back") is None and s.move("round") is None and s.cursor == Cursor(3, "commit")
+    s.load(live.trace.to_json())                                             # a saved file: no presenter
+    assert s.move("round") is None and s.move("round") is None and s.cursor == Cursor(2, "commit")
