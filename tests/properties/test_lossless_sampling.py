@@ -27,14 +27,18 @@ Two levels. The verifiers themselves: `speculative_sampling` over the whole bloc
 correction from `residual`, for 16000 draws per position (p and q are the real models' laws at
 the scripted prefix, so no model runs per draw), and `target_draw_matching`, with as many rounds
 as it takes for 16000 of them to reach each position. Then the engine's own round,
-`Generation.step` on the real target with the scripted drafter, 12000 rounds per position, one
-target forward each (power 0.957 against a TV error of 0.03, stated where N_ENGINE is). The
+`Generation.step` on the real target with the scripted drafter, 12000 rounds per position, each
+with its own verify call (power 0.957 against a TV error of 0.03, stated where N_ENGINE is); the
+target's forward of an input it has already seen is replayed, not recomputed (`Replayed`). The
 engine's round is also proven exactly, by enumeration, on tiny models in test_lossless_rounds.py.
 """
 import copy
+import dataclasses
+from types import SimpleNamespace
 
 import pytest
 import torch
+from transformers import DynamicCache
 
 from specviz.generator.drafters.base import Draft, Drafter
 from specviz.generator.engine import Generation
@@ -160,8 +164,9 @@ def test_target_draw_matching_reproduces_p_at_every_position_of_a_round(path, n)
 # 4 * 12000 * 0.03^2 = 43.2 and P(chi2_6(43.2) > 27.86) = 0.957, so a binned TV error of 0.03 at
 # any of the three positions fails with probability above 95 %; a plumbing fault such as the
 # correction from residual(p_n, q_0), TV 0.06 on a two-position example, fails all but surely
-# (lambda >= 172.8). Cost: a round is one target forward, about 10 ms on a quiet 2-core CPU, so
-# the three positions take about 6 minutes; fewer rounds would buy minutes with power (8000: 0.71).
+# (lambda >= 172.8). Cost: a round is one verify call, and the target's forward runs once per
+# distinct input (`Replayed`: at most 49 of them), so a round costs a few milliseconds of sampling
+# and bookkeeping, not a forward of about 10 ms; fewer rounds would lose power (8000: 0.71).
 ENGINE_K = 2
 N_ENGINE = 12000
 
@@ -181,12 +186,46 @@ class Scripted(Drafter):
         return Draft(tokens, qs)
 
 
+class Replayed:
+    """The real target, whose forward runs once per distinct input and is replayed after that.
+
+    Every fork starts from a copy of the same prefilled cache, so a round's verify forward is fixed
+    by its input ids, and the scripted drafter gives few of them (the greedy prefix and one token of
+    q_n's support: at most 49 inputs for 36,000 rounds). The first time an input comes, the real
+    target runs on the fork's cache, and its logits and the keys and values it appended are kept;
+    after that the same keys and values are appended to the fork's cache (`cache.update`, as the
+    model's attention layers do) and the same logits returned. So the engine's round still runs end
+    to end on the real model's outputs, its own verify call, transform, verifier, correction or bonus,
+    commit and crop; only the matrix products of an input already seen are not redone (a forward of
+    the same input on the same cache gives the same output).
+    `test_a_fork_runs_the_round_a_fresh_generation_runs` holds a replayed fork to a fresh Generation
+    on the real target, round by round.
+    """
+
+    def __init__(self, target, prefix: int):
+        self.target, self.config, self.prefix, self.seen = target, target.config, prefix, {}
+
+    def __call__(self, x, cache, use_cache, output_hidden_states):
+        assert use_cache and not output_hidden_states and cache.get_seq_length() == self.prefix
+        key = tuple(x[0].tolist())
+        if key not in self.seen:
+            logits = self.target(x, cache=cache, use_cache=True).logits
+            self.seen[key] = logits, [(layer.keys[:, :, self.prefix:], layer.values[:, :, self.prefix:])
+                                      for layer in cache.layers]
+        else:
+            for i, (keys, values) in enumerate(self.seen[key][1]):
+                cache.update(keys, values, i)
+        return SimpleNamespace(logits=self.seen[key][0].clone(), hidden_states=None)
+
+
 def fork(base: Generation, drafter: Drafter, gen: torch.Generator) -> Generation:
     """`base` (just prefilled) at the same point with its own cache, committed ids, trace, drafter
-    and random generator: a fresh Generation without the prefill forward, so a round costs one
-    target forward. `test_a_fork_runs_the_round_a_fresh_generation_runs` holds it to that."""
+    and random generator: a fresh Generation without the prefill forward. `test_a_fork_runs_the_round_a_fresh_generation_runs` holds it to that."""
     g = copy.copy(base)
-    g.committed, g.cache, g.trace = list(base.committed), copy.deepcopy(base.cache), copy.deepcopy(base.trace)
+    g.committed, g.trace = list(base.committed), copy.deepcopy(base.trace)
+    g.cache = DynamicCache()   # the same keys and values, copied (update concatenates; faster than deepcopy)
+    for i, layer in enumerate(base.cache.layers):
+        g.cache.update(layer.keys, layer.values, i)
     g.drafter, g.gen = drafter, gen
     return g
 
@@ -195,7 +234,9 @@ def fork(base: Generation, drafter: Drafter, gen: torch.Generator) -> Generation
 def prefilled(models):
     settings = Settings(drafter="lookup", verifier="sampling", block_size=ENGINE_K, max_new_tokens=8,
                         sampling=SAMPLING)
-    return Generation(models, PROMPT, settings)
+    g = Generation(models, PROMPT, settings)
+    g.m = dataclasses.replace(models, target=Replayed(models.target, g.cache.get_seq_length()))
+    return g   # its forks verify on the replayed target (`Replayed`)
 
 
 def fresh(models, settings: Settings, drafter: Drafter, gen: torch.Generator) -> Generation:
@@ -214,6 +255,7 @@ def test_a_fork_runs_the_round_a_fresh_generation_runs(models, path, prefilled):
     seen = [[(r.proposed, r.emitted, r.p_top, r.processed_after) for r in rs] for rs in rounds]
     assert seen[0] == seen[1]
     assert len({str(r.emitted) for r in rounds[0]}) > 1       # the 20 rounds drew different tokens
+    assert len(prefilled.m.target.seen) < 20                   # and some of the fork's were replayed
     # forking leaves the prefilled generation as it was
     assert prefilled.trace.rounds == [] and prefilled.cache.get_seq_length() == len(prefilled.committed) - 1
 
