@@ -1,69 +1,140 @@
-"""A class in real browsers: one presenter and three followers (separate browser contexts, so
-separate sessions), on one server, and on two server processes sharing a real redis-server.
+"""A class in real browsers (separate browser contexts, so separate sessions).
 
-The followers open the presenter's page and round, vote once each, the presenter sees the three
-votes and reveals, and the reveal reaches every follower; a follower's own clicks move only its
-own screen.
+On one server: a presenter and three followers; each follower votes once, the presenter sees the
+count (not the spread) and reveals, the reveal reaches every follower, a follower's own clicks move
+only its own screen and never past the presenter's.
+
+On two server processes sharing a real redis-server: a presenter and eight followers, half on each
+server, through four pages (lesson 1, lesson 5, the glossary, lesson 2) and two predictions, with a
+reload of a student (its vote stays counted, once) and of the presenter (its class goes on). Every
+follower's screen is checked on every page: one title, the presenter's, and no exception box.
 """
 import re
 
 from tests.browser.chromium import settle, streamlit_server, sync_api
 
 expect = sync_api.expect
+QUESTION_1 = "how many of these proposals will the target keep?"
+
+
+def sidebar(page):
+    """Presenter mode folds the sidebar away: open it (the class's code and QR code are there)."""
+    if page.get_by_test_id("stExpandSidebarButton").count():
+        page.get_by_test_id("stExpandSidebarButton").click()
+    return page.get_by_test_id("stSidebar")
 
 
 def start_class(browser, url: str):
     page = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
     page.goto(f"{url}/draft_and_verify?presenter=1")
     settle(page)
-    page.get_by_role("button", name="Start a class").click()
-    settle(page)
-    expect(page.get_by_text(re.compile(r"Class [A-Z2-9]{8}:"))).to_be_visible()
-    code = re.search(r"Class ([A-Z2-9]{8}):", page.get_by_text(re.compile(r"Class [A-Z2-9]{8}:")).inner_text())[1]
+    sidebar(page).get_by_role("button", name="Start a class").click()
+    settled = page.get_by_test_id("stSidebar").get_by_text(re.compile(r"Class [A-Z2-9]{8}:"))
+    expect(settled).to_be_visible()
+    code = re.search(r"Class ([A-Z2-9]{8}):", settled.inner_text())[1]
+    # the test's servers listen on 127.0.0.1: no link a student could open, and the screen says so
+    expect(page.get_by_text("Open the app by the address students will use").first).to_be_visible()
     return page, code
 
 
-def run_class(browser, teacher_url: str, student_url: str):
-    teacher, code = start_class(browser, teacher_url)
-    students = []
-    for _ in range(3):
-        s = browser.new_context(viewport={"width": 1024, "height": 768}).new_page()
-        s.goto(f"{student_url}/?class={code}")
-        students.append(s)
-    for s in students:   # each follows to the presenter's lesson
-        expect(s.locator("h1").first).to_contain_text("Draft and verify", timeout=120_000)
-    teacher.get_by_role("button", name="Next phase").click()
-    settle(teacher)
-    for s in students:   # within the two-second poll (and a busy machine's margin), round 1's draft
-        expect(s.get_by_text("round 1", exact=False).first).to_be_visible(timeout=60_000)
-        expect(s.get_by_text("how many of these proposals will the target keep?").last).to_be_visible(timeout=60_000)
-        assert s.get_by_role("button", name="Reveal").count() == 0
-    for s, choice in zip(students, ["1", "1", "2"]):
-        s.get_by_role("radiogroup").get_by_text(choice, exact=True).click()
-        expect(s.get_by_text(f"You answered {choice}. Your answer is counted").last).to_be_visible(timeout=60_000)
-        expect(s.get_by_role("radio", name="0", exact=True).last).to_be_disabled()   # no second vote
-    expect(teacher.get_by_text("3 of 3 following students have answered.").last).to_be_visible(timeout=60_000)
-    assert teacher.get_by_text(re.compile(r"The class answered")).count() == 0   # the spread waits for the reveal
-    # (no settle() from here: a page that polls its class every two seconds is never quiet)
-    students[0].get_by_role("button", name="◀ Back").last.click()        # a follower steps only itself
-    expect(students[0].get_by_text("Ready", exact=False).first).to_be_visible(timeout=60_000)
-    expect(students[1].get_by_text("how many of these proposals will the target keep?").last).to_be_visible()
-    teacher.get_by_role("button", name="Reveal").last.click()
-    expect(teacher.get_by_text(re.compile(r"The class answered \(3 votes\)")).last).to_be_visible(timeout=60_000)
+def on_page(students, title: str):
+    """Every follower shows the presenter's page whole: one title, that page's, and no error box."""
     for s in students:
-        expect(s.get_by_text(re.compile(r"The class answered \(3 votes\)")).last).to_be_visible(timeout=60_000)
-        expect(s.get_by_text("the target kept", exact=False).first).to_be_visible(timeout=60_000)
-    expect(teacher.get_by_text(re.compile(r"round 1\b")).last).to_be_visible()   # still the teacher's own round
+        expect(s.locator("h1").first).to_contain_text(title, timeout=120_000)
+        assert s.locator("h1").count() == 1, s.locator("h1").all_inner_texts()
+        assert s.get_by_test_id("stException").count() == 0
+
+
+def vote(students, question: str, choices: list[str]):
+    for s, choice in zip(students, choices):
+        expect(s.get_by_text(question).last).to_be_visible(timeout=120_000)
+        s.get_by_role("radiogroup").get_by_text(choice, exact=True).click()
+        expect(s.get_by_text(re.compile(r"Your answer is counted")).last).to_be_visible(timeout=120_000)
 
 
 def test_a_class_on_one_server(browser):
     with streamlit_server() as url:
-        run_class(browser, url, url)
+        teacher, code = start_class(browser, url)
+        students = []
+        for _ in range(3):
+            s = browser.new_context(viewport={"width": 1024, "height": 768}).new_page()
+            s.goto(f"{url}/?class={code}")
+            students.append(s)
+        on_page(students, "Draft and verify")
+        teacher.get_by_role("button", name="Next phase").click()
+        for s in students:   # within the two-second poll (and a busy machine's margin), round 1's draft
+            expect(s.get_by_text("round 1", exact=False).first).to_be_visible(timeout=60_000)
+            assert s.get_by_role("button", name="Reveal").count() == 0
+        vote(students, QUESTION_1, ["1", "1", "2"])
+        for s in students:
+            expect(s.get_by_role("radio", name="0", exact=True).last).to_be_disabled()   # no second vote
+        expect(teacher.get_by_text("3 of 3 following students have answered.").last).to_be_visible(timeout=60_000)
+        assert teacher.get_by_text(re.compile(r"The class answered")).count() == 0   # the spread waits for the reveal
+        # (no settle() from here: a page that polls its class every two seconds is never quiet)
+        students[0].get_by_role("button", name="Next phase").last.click()   # not past the presenter's question
+        expect(students[0].get_by_text("The presenter has not shown this yet").first).to_be_visible(timeout=60_000)
+        assert students[0].get_by_text("the target kept", exact=False).count() == 0
+        students[0].get_by_role("button", name="◀ Back").last.click()        # a follower steps only itself
+        expect(students[0].get_by_text("Ready", exact=False).first).to_be_visible(timeout=60_000)
+        expect(students[1].get_by_text(QUESTION_1).last).to_be_visible()
+        teacher.get_by_role("button", name="Reveal").last.click()
+        expect(teacher.get_by_text(re.compile(r"The class answered \(3 votes\)")).last).to_be_visible(timeout=60_000)
+        for s in students:
+            expect(s.get_by_text(re.compile(r"The class answered \(3 votes\)")).last).to_be_visible(timeout=60_000)
+            expect(s.get_by_text("the target kept", exact=False).first).to_be_visible(timeout=60_000)
+        expect(teacher.get_by_text(re.compile(r"round 1\b")).last).to_be_visible()   # still the teacher's own round
 
 
-def test_a_class_across_two_server_processes_sharing_redis(browser, redis_url, tmp_path):  # noqa: F811
+def go(teacher, title: str):
+    """The presenter moves to a page by the sidebar's navigation, as a lecturer does."""
+    sidebar(teacher).get_by_test_id("stSidebarNavLink").filter(has_text=title).first.click()
+    expect(teacher.locator("h1").first).to_contain_text(title, timeout=180_000)
+
+
+def test_a_class_of_eight_across_two_servers_sharing_redis_through_pages_votes_and_reloads(browser, redis_url,
+                                                                                            tmp_path):
     config = tmp_path / "specviz.toml"
     config.write_text(f'[classes]\nstore = "{redis_url}"\n[sets.embedded]\nembedded = true\n')
     env = {"SPECVIZ_CONFIG": str(config)}
-    with streamlit_server(env) as teacher_url, streamlit_server(env) as student_url:
-        run_class(browser, teacher_url, student_url)
+    with streamlit_server(env) as one, streamlit_server(env) as two:
+        teacher, code = start_class(browser, one)
+        students = []
+        for i in range(8):   # half on each server, at a laptop's 1024 pixels
+            s = browser.new_context(viewport={"width": 1024, "height": 768}).new_page()
+            s.goto(f"{(one, two)[i % 2]}/?class={code}")
+            students.append(s)
+        on_page(students, "Draft and verify")
+        expect(sidebar(teacher).get_by_text(f"Class {code}:").first).to_contain_text("(8 following now)",
+                                                                                   timeout=120_000)
+
+        # prediction 1 on lesson 1; a student reloads after voting: still counted, and only once
+        teacher.get_by_role("button", name="Next phase").click()
+        vote(students, QUESTION_1, ["1", "2"] * 4)
+        expect(teacher.get_by_text("8 of 8 following students have answered.").last).to_be_visible(timeout=120_000)
+        students[3].reload()
+        expect(students[3].get_by_text("This browser has answered").last).to_be_visible(timeout=120_000)
+        expect(students[3].get_by_role("radio", name="0", exact=True).last).to_be_disabled()
+        assert f"class={code}" in students[3].url and "token=" in students[3].url
+        teacher.get_by_role("button", name="Reveal").last.click()
+        for s in students:
+            expect(s.get_by_text(re.compile(r"The class answered \(8 votes\)")).last).to_be_visible(timeout=120_000)
+
+        # the presenter reloads: presenter mode and the class go on
+        assert "lead=" in teacher.url and "presenter=1" in teacher.url
+        teacher.reload()
+        expect(sidebar(teacher).get_by_text(f"Class {code}:").first).to_be_visible(timeout=120_000)
+        assert teacher.get_by_role("button", name="Start a class").count() == 0
+
+        # prediction 2 on lesson 5, then two more pages
+        go(teacher, "Biased admission")
+        on_page(students, "Biased admission")
+        vote(students, "How often will the first output token be A?",
+             ["less than p(A)", "exactly p(A)", "more than p(A)", "more than p(A)"] * 2)
+        expect(teacher.get_by_text("8 of 8 following students have answered.").last).to_be_visible(timeout=120_000)
+        teacher.get_by_role("button", name="Reveal").last.click()
+        for s in students:
+            expect(s.get_by_text(re.compile(r"The class answered \(8 votes\)")).last).to_be_visible(timeout=120_000)
+        go(teacher, "Glossary")
+        on_page(students, "Glossary")
+        go(teacher, "Sampling stays lossless")
+        on_page(students, "Sampling stays lossless")
