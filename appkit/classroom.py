@@ -74,15 +74,22 @@ def lead_class():
             st.error(st.session_state.pop("class_error"))
         return
     link = share_link({CLASS_PARAM: lead["code"]}, "")
-    following_now = ""
-    with contextlib.suppress(ClassError):
-        following_now = f" ({room().following(lead['code'], lead['key'])} following now)"
-    st.markdown(f"**Class {lead['code']}:** students follow this screen from this link{following_now}.")
+    hold(class_line, lead["code"], lead["key"])
     if link is None:
         st.warning(NO_ADDRESS)
         return
     st.html(f'<img src="{qr_image(link)}" alt="QR code of the class link below" style="width: 100%">')
     st.code(link, language=None, wrap_lines=True)
+
+
+@st.fragment(run_every=3)
+def class_line(code: str, key: str):
+    """The class's code and how many follow it now, counted again every three seconds (students
+    join while the presenter talks, and the presenter's page does not rerun by itself)."""
+    following_now = ""
+    with contextlib.suppress(ClassError):
+        following_now = f" ({room().following(code, key)} following now)"
+    st.markdown(f"**Class {code}:** students follow this screen from this link{following_now}.")
 
 
 def lead_from_link():

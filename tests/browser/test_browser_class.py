@@ -104,8 +104,8 @@ def test_a_class_of_eight_across_two_servers_sharing_redis_through_pages_votes_a
             s.goto(f"{(one, two)[i % 2]}/?class={code}")
             students.append(s)
         on_page(students, "Draft and verify")
-        expect(sidebar(teacher).get_by_text(f"Class {code}:").first).to_contain_text("(8 following now)",
-                                                                                   timeout=120_000)
+        expect(sidebar(teacher).get_by_test_id("stMarkdown").filter(has_text=f"Class {code}:").first).to_contain_text(
+            "(8 following now)", timeout=120_000)
 
         # prediction 1 on lesson 1; a student reloads after voting: still counted, and only once
         teacher.get_by_role("button", name="Next phase").click()
