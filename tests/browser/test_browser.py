@@ -4,6 +4,7 @@ Visits every page, steps three rounds of lesson 1 with the keyboard and the mous
 screenshot of each under artifacts/. Fails on any Streamlit exception box and on any browser
 console error. Skipped (with the reason) where chromium or playwright is missing.
 """
+import time
 import urllib.parse
 from pathlib import Path
 
@@ -146,6 +147,25 @@ def recorded_trace(page):
     return Trace.from_json(Path(download.value.path()).read_text())
 
 
+def settle_together(pages, timeout_s: float = 300):
+    """`settle` for several pages at once: every one of them without a running indicator for the
+    same two seconds (settling them one after another waits two quiet seconds per page, 16 s a
+    round for eight)."""
+    for page in pages:
+        page.wait_for_selector("h1", timeout=timeout_s * 1000)
+    busy = '[data-testid="stStatusWidget"], [data-testid="stSpinner"]'
+    deadline, quiet_since = time.time() + timeout_s, None
+    while time.time() < deadline:
+        if any(page.locator(busy).count() > 0 for page in pages):
+            quiet_since = None
+        elif quiet_since is None:
+            quiet_since = time.time()
+        elif time.time() - quiet_since > 2.0:
+            return
+        pages[0].wait_for_timeout(150)
+    raise AssertionError("the pages kept running")
+
+
 def test_eight_sessions_stepping_at_once_each_get_the_text_of_a_lone_run(app, browser, models):
     from urllib.parse import urlencode
 
@@ -163,8 +183,7 @@ def test_eight_sessions_stepping_at_once_each_get_the_text_of_a_lone_run(app, br
         page.on("pageerror", lambda exc: errors.append(str(exc)))
         page.goto(f"{app}/draft_and_verify?{urlencode(SHARED)}")
         pages.append(page)
-    for page in pages:
-        settle(page)
+    settle_together(pages)
     finished = set()
     for _ in range(int(SHARED["max_new"]) + 1):   # every round commits at least one token
         live = [p for i, p in enumerate(pages) if i not in finished]
@@ -172,10 +191,8 @@ def test_eight_sessions_stepping_at_once_each_get_the_text_of_a_lone_run(app, br
             break
         for page in live:   # all eight press before any waits: their rounds run at the same time
             page.get_by_role("button", name="Next round").click(no_wait_after=True)
-        for i, page in enumerate(pages):
-            settle(page)
-            if "The generation has finished." in page.inner_text("body"):
-                finished.add(i)
+        settle_together(pages)
+        finished |= {i for i, page in enumerate(pages) if "The generation has finished." in page.inner_text("body")}
     assert len(finished) == 8, f"sessions still stepping: {sorted(set(range(8)) - finished)}"
     for i, page in enumerate(pages):
         assert page.locator('[data-testid="stException"]').count() == 0, f"session {i}: exception box"
