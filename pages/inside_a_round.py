@@ -163,9 +163,8 @@ if "inside_precision" in S:
                     "guarantee: the check is one forward over k + 1 tokens, a different computation graph from a "
                     f"one-token step, and {CHECKS} notes that different computation graphs can change floating-point "
                     "results.")
-    st.dataframe(pd.DataFrame([{"prompt": r["prompt"], "first difference (token)": r["first_difference"],
-                                "speculative = plain": r["speculative_equals_plain"]} for r in rows]),
-                 hide_index=True)
+    st.table(pd.DataFrame([{"prompt": r["prompt"], "first difference (token)": r["first_difference"],   # wraps to fit
+                            "speculative = plain": r["speculative_equals_plain"]} for r in rows]), hide_index=True)
 
 # --- 4 ------------------------------------------------------------------------------------------
 st.subheader(HEAD[4])
@@ -239,10 +238,10 @@ if "dloop" in m.drafter_models and not live:
 elif "dloop" in m.drafter_models:
     with appkit.engine():
         loop = inside.dloop_round(m, S.get("keep_inside_prompt", PRESETS[0]))
-    st.dataframe(pd.DataFrame([{"stage": s["stage"], "anchor": s["anchor"], "proposals": " ".join(s["proposals"]),
-                                "gate": inside.gate_reason(s["stage"], s["logprob_sum"], loop["threshold"],
-                                                           loop["max_stages"])}
-                               for s in loop["stages"]]), hide_index=True)
+    st.table(pd.DataFrame([{"stage": s["stage"], "anchor": s["anchor"], "proposals": " ".join(s["proposals"]),
+                            "gate": inside.gate_reason(s["stage"], s["logprob_sum"], loop["threshold"],
+                                                       loop["max_stages"])}
+                           for s in loop["stages"]]), hide_index=True)
     st.caption(f"This app's live round: the loop-aware drafter, k = 3, up to S = {loop['max_stages']} stages, threshold g = "
                f"{loop['threshold']:g}; the target then kept {loop['accepted']} of {loop['proposed']} proposals. "
                "Each later stage's anchor is the previous stage's last proposal.")

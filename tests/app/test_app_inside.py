@@ -47,7 +47,7 @@ def test_lesson9_renders_every_section_with_its_computed_values():
     assert "**117.6 tok/s**" in body
     assert "time to first token" in body and "whole request" in body
     # 6: a live DLoop round, each later anchor the previous stage's last proposal
-    stages = at.dataframe[0].value
+    stages = at.table[0].value
     assert len(stages) >= 1 and all(g.startswith(("draft another stage: Σ log q", "check now: Σ log q"))
                                     for g in stages["gate"])
     assert stages["gate"][len(stages) - 1].startswith("check now")   # the last stage drawn is the one that stopped
