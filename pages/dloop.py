@@ -139,8 +139,8 @@ else:
         st.markdown(stages.price_verdict(prices, d, appkit.drafter_label(d)))
 
 st.subheader("The same stages on a large target on a GPU")
-st.markdown("The paper's Table 2 was measured on a large target on a GPU, where a check of more positions costs "
-            "little more than a one-token step and a drafting stage a small part of one. The sweep's own rounds, "
+st.markdown("The paper's Table 2 was measured on a large target on a GPU, where checking several positions can be "
+            f"“only modestly slower than a one-token step” ({appkit.CHECKS_AHEAD}). The sweep's own rounds, "
             "priced twice: with this machine's costs, read off its plain and one-stage runs, and with the "
             "large-target profile built from the sources (lesson 7 shows where each of its numbers comes from). A "
             "later stage pays where it adds more tokens than its cost is worth in one-stage tokens.")
@@ -153,9 +153,10 @@ else:
     for d in S["dloop_sweep"]["one_stage"]:
         st.markdown(sweep.regime_verdict(regimes, d, appkit.drafter_label(d), "this machine",
                                          "the large-target profile"))
-        st.dataframe(pd.DataFrame(sweep.regime_rows(regimes, d)), hide_index=True, key=f"dloop_regimes_{d}")
+        st.table(pd.DataFrame(sweep.regime_rows(regimes, d)), hide_index=True)   # wraps to fit a projector
     st.caption(f"Every “needs” and “pays” here is priced, not measured: “priced here” with this machine's costs "
-               f"from the sweep's runs (a range where its runs differ), “priced GPU” with “{gpu.label}”.")
+               f"from the sweep's runs (a range where its runs differ; “noise” where they disagree, or where a "
+               f"range reaches zero), “priced GPU” with “{gpu.label}”.")
 
 st.subheader("The paper's ablation, and the same three rows measured here")
 paper, here = st.columns(2)

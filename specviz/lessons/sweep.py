@@ -250,7 +250,8 @@ SHORT = {"pays": "pays", "does not pay": "no", "within this machine's noise": "n
 def regime_rows(prices: list[dict], drafter: str) -> list[dict]:
     """`drafter`'s rows of `stage_in_regimes` as a narrow table (one per drafter: six short columns fit
     a projector's content column): per g, the tokens a later stage added and, in each regime, the tokens it
-    needs to pay and whether it does ("noise" where this machine's runs disagree). Both are priced.
+    needs to pay and whether it does ("noise" where this machine's runs disagree, and for a need whose runs
+    reach zero: a stage never costs less than nothing, so such a range is noise, not a finding). Both are priced.
 
     >>> p = {"drafter": "d", "threshold": -8.0, "tokens_added": 0.5, "here_needed": spread([0.9, 1.1]),
     ...      "here": "does not pay", "there_needed": 0.3, "there": "pays"}
@@ -265,9 +266,9 @@ def regime_rows(prices: list[dict], drafter: str) -> list[dict]:
         opened = p["tokens_added"] is not None
         need = p["here_needed"]
         out.append({"g": f"{p['threshold']:g}", "a stage adds": f"{p['tokens_added']:.2f}" if opened else "–",
-                    "needs, priced here": ("–" if not opened else f"{need.median:.2f}" if need.n == 1 or
-                                           f"{need.low:.2f}" == f"{need.high:.2f}" else
-                                           f"{need.low:.2f}–{need.high:.2f}"),
+                    "needs, priced here": ("–" if not opened else "noise" if need.low <= 0   # never below nothing
+                                           else f"{need.median:.2f}" if f"{need.low:.2f}" == f"{need.high:.2f}"
+                                           else f"{need.low:.2f}–{need.high:.2f}"),
                     "pays, priced here": SHORT[p["here"]],
                     "needs, priced GPU": f"{p['there_needed']:.2f}" if opened else "–",
                     "pays, priced GPU": SHORT[p["there"]]})
@@ -311,10 +312,14 @@ def regime_verdict(prices: list[dict], drafter: str, name: str, here_name: str, 
             q = next(q for q in mine if q["threshold"] == g)
             return (f"{where} it starts to pay at g = {g:g}, where it adds {q['tokens_added']:.2f} tokens and needs "
                     f"{need(q):.2f}")
-        q = min(mine, key=lambda q: need(q) - q["tokens_added"])      # the g closest to paying
-        noisy = [f"{q['threshold']:g}" for q in mine if q[regime] == "within this machine's noise"]
+        noisy = [q for q in mine if q[regime] == "within this machine's noise"]
+        if len(noisy) == len(mine):
+            return (f"{where} whether a later stage pays is within this machine's noise at every swept g (its runs "
+                    "disagree)")
+        q = min((q for q in mine if q not in noisy), key=lambda q: need(q) - q["tokens_added"])   # closest to paying
+        disagree = ", ".join(f"{n['threshold']:g}" for n in noisy)
         return (f"{where} a later stage pays at none of the swept g (at g = {q['threshold']:g} it adds "
                 f"{q['tokens_added']:.2f} tokens and needs {need(q):.2f})"
-                + (f"; at g = {', '.join(noisy)} the runs disagree, within this machine's noise" if noisy else ""))
+                + (f"; at g = {disagree} its runs disagree, within this machine's noise" if noisy else ""))
 
     return f"{name}: {part('here', f'on {here_name}')}; {part('there', f'priced on {there_name}')}."

@@ -80,7 +80,7 @@ def test_lesson6_prices_a_later_stage_in_both_regimes_from_a_planted_sweep(model
     expected = sweep.regime_verdict(regimes, "dloop", "DLoop (DSpark stages, loop-aware training)", "this machine",
                                     "the large-target profile")
     assert expected in [m.value for m in at.markdown]
-    table = next(d.value for d in at.dataframe if "pays, priced GPU" in d.value.columns)
+    table = next(t.value for t in at.table if "pays, priced GPU" in t.value.columns)
     assert list(table.columns) == ["g", "a stage adds", "needs, priced here", "pays, priced here", "needs, priced GPU",
                                    "pays, priced GPU"]
     assert list(table["g"]) == ["-8"]

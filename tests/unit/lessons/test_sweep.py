@@ -98,8 +98,19 @@ def test_a_later_stage_is_priced_run_by_run_here_and_once_on_the_large_target_pr
 
 def test_a_stage_that_pays_nowhere_here_says_where_it_came_closest_and_where_the_runs_disagree():
     never, two, _ = planted_regimes()
-    said = regime_verdict([never, two], "dloop", "DLoop", "this machine", "the large-target profile")
-    assert said.startswith("DLoop: on this machine a later stage pays at none of the swept g (at g = -8 it adds "
-                           "0.75 tokens and needs 0.83); at g = -8 the runs disagree, within this machine's noise; ")
+    assert regime_verdict([never, two], "dloop", "DLoop", "this machine", "the large-target profile").startswith(
+        "DLoop: on this machine whether a later stage pays is within this machine's noise at every swept g (its runs "
+        "disagree); priced on the large-target profile it starts to pay at g = -8")
+    dear = dict(two, threshold=-6.0, here="does not pay")
+    said = regime_verdict([never, dear, two], "dloop", "DLoop", "this machine", "the large-target profile")
+    assert said.startswith("DLoop: on this machine a later stage pays at none of the swept g (at g = -6 it adds "
+                           "0.75 tokens and needs 0.83); at g = -8 its runs disagree, within this machine's noise; ")
     assert regime_verdict([never], "dloop", "DLoop", "here", "there") == (
         "DLoop: the gate never opened at the swept g, so no later stage was drafted to price.")
+
+
+def test_a_need_whose_runs_reach_zero_is_shown_as_noise_never_as_negative_tokens():
+    from specviz.lessons.protocol import spread
+    _, two, _ = planted_regimes()
+    assert regime_rows([dict(two, here_needed=spread([-0.8, 1.7]))], "dloop")[0]["needs, priced here"] == "noise"
+    assert regime_rows([dict(two, here_needed=spread([0.5, 0.5]))], "dloop")[0]["needs, priced here"] == "0.50"
