@@ -52,7 +52,6 @@ class Profile:
     position_ms: float
     stage_ms: float
     bookkeeping_ms: float = 0.0
-    measured: bool = False
     sources: dict = field(default_factory=dict, compare=False)
 
     def __post_init__(self):
@@ -192,7 +191,7 @@ def measured_profiles(plain_runs: list[dict], spec_runs: list[dict], round_shape
             f"{name} (measured)", step_ms=step,
             position_ms=(sc["verify_ms"] - sc["rounds"] * forward) / positions if positions else 0.0,
             stage_ms=sc["draft_ms"] / stages if stages else 0.0,
-            bookkeeping_ms=sc["overhead_ms"] / sc["rounds"] - (step - forward), measured=True,
+            bookkeeping_ms=sc["overhead_ms"] / sc["rounds"] - (step - forward),
             sources={f: "measured now: plain and speculative runs alternated (lesson 7's measurement)"
                      for f in FIELDS}))
     return out
