@@ -1,4 +1,5 @@
-"""A class under load: one presenter and 30 followers on one local server, through 20 steps of lesson 1.
+"""A class under load: one presenter and 30 followers on one local server, through 20 steps of lesson 1,
+page switches, a vote, and reloads.
 
 Run from the repository root: `python -m scripts.class_load` (`--followers N`, `--steps N`, `--pause S`;
 `--help` lists them). It starts `streamlit run app.py` on a free port of 127.0.0.1 (loopback only),
@@ -10,11 +11,16 @@ every follower is its own Streamlit session, and then:
 3. the presenter presses Next phase `--steps` times (round 1 draft, verify, commit, round 2 draft, …),
    waiting after each until its own screen shows the new round and phase, then `--pause` seconds,
    as a teacher talks;
-4. after the last step every follower must show the presenter's round and phase.
+4. after the last step every follower must show the presenter's round and phase;
+5. the presenter moves to lesson 5 (its question), the glossary and lesson 1 again by the sidebar's
+   navigation: after each move every follower must show that page whole, one title, the
+   presenter's (else it counts as a broken screen);
+6. on lesson 5 every follower votes; `--reloads` followers and the presenter then reload, and the
+   presenter's count must still be one vote per follower (else the surplus counts as double votes).
 
 While it runs, the server process's resident memory (VmRSS) and CPU time are read from /proc
 every second; it prints their peak and mean, and the wall time. The exit status is 0 only when
-every follower ended on the presenter's round, 1 when some did not, 2 when the run could not be
+every follower ended on the presenter's round with no broken screen and no double vote, 1 when not, 2 when the run could not be
 done (the server did not start, a page never loaded, the deadline passed). Everything is bounded:
 the follower count by the server's own class limit, every wait by a timeout, the whole run by
 `--deadline`, and the server and browser are stopped on the way out.
@@ -152,15 +158,59 @@ def cursor_after(steps: int) -> tuple[int, str]:
     return (steps - 1) // 3 + 1, PHASES[(steps - 1) % 3]
 
 
+def sidebar(page):
+    """Presenter mode folds the sidebar away (the class and the navigation are there): open it."""
+    page.get_by_test_id("stSidebar").or_(page.get_by_test_id("stExpandSidebarButton")).first.wait_for()
+    if page.get_by_test_id("stExpandSidebarButton").count():
+        page.get_by_test_id("stExpandSidebarButton").click()
+    return page.get_by_test_id("stSidebar")
+
+
 def start_class(browser, url: str):
     """The presenter's page on lesson 1 in presenter mode, with a class started; (page, code)."""
     page = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
     page.set_default_timeout(WAIT_MS)
     page.goto(f"{url}/draft_and_verify?presenter=1")
-    page.get_by_role("button", name="Start a class").click()
-    banner = page.get_by_text(re.compile(r"Class [A-Z2-9]{8}:"))
+    page.locator("h1").first.wait_for()
+    sidebar(page).get_by_role("button", name="Start a class").click()
+    banner = page.get_by_test_id("stSidebar").get_by_text(re.compile(r"Class [A-Z2-9]{8}:")).first
     banner.wait_for()
     return page, re.search(r"Class ([A-Z2-9]{8}):", banner.inner_text())[1]
+
+
+def go(presenter, title: str):
+    """The presenter opens the page titled `title` by the sidebar's navigation."""
+    from playwright.sync_api import expect
+    sidebar(presenter).get_by_test_id("stSidebarNavLink").filter(has_text=title).first.click()
+    expect(presenter.locator("h1").first).to_contain_text(title, timeout=WAIT_MS)
+
+
+def broken(followers, title: str) -> list:
+    """The followers that do not show page `title` whole (one title, that one) within the wait."""
+    from playwright.sync_api import expect
+    bad, until = [], time.monotonic() + WAIT_MS / 1000
+    for i, page in enumerate(followers):
+        try:
+            expect(page.locator("h1").first).to_contain_text(title, timeout=max(1000, 1000 * (until - time.monotonic())))
+            if page.locator("h1").count() != 1 or page.get_by_test_id("stException").count():
+                bad.append((i, page.locator("h1").all_inner_texts()))
+        except AssertionError:
+            bad.append((i, follower_state(page)))
+    return bad
+
+
+def answered(presenter, followers: int) -> int:
+    """How many answers the presenter's screen counts once every follower has answered (more than
+    `followers` would be a double vote)."""
+    text = presenter.get_by_text(re.compile(r"of \d+ following students? (have|has) answered")).last
+    deadline = time.monotonic() + WAIT_MS / 1000
+    while time.monotonic() < deadline:
+        with contextlib.suppress(Exception):
+            n = int(re.search(r"(\d+) of", text.inner_text(timeout=5000))[1])
+            if n >= followers:
+                return n
+        presenter.wait_for_timeout(1000)
+    return -1
 
 
 def join(browser, url: str, code: str, n: int, every: float) -> tuple[list, list]:
@@ -229,13 +279,42 @@ def run(args) -> int:
                             shows(page, shown, phase)
                         except AssertionError:
                             behind.append((i, follower_state(page)))
+                    sampler.mark("pages")
+                    broken_screens, double_votes = pages_and_reloads(presenter, followers, args.reloads)
                 finally:
                     browser.close()
         finally:
             sampler.stop()
     wall = time.monotonic() - t0
     report(sampler, args, wall, shown, phase, behind)
-    return 1 if behind else 0
+    print(f"broken screens after page switches: {len(broken_screens)}" + (f" {broken_screens}" if broken_screens else "")
+          + f"; double votes after {args.reloads} follower reload(s) and the presenter's: {double_votes}")
+    return 1 if behind or broken_screens or double_votes else 0
+
+
+def pages_and_reloads(presenter, followers, reloads: int) -> tuple[list, int]:
+    """Steps 5 and 6 of the module's list: (broken screens as (page, follower, what it showed), double votes)."""
+    bad = []
+    go(presenter, "Biased admission")
+    bad += [("Biased admission", *b) for b in broken(followers, "Biased admission")]
+    for page in followers:
+        with contextlib.suppress(Exception):
+            page.get_by_role("radiogroup").last.get_by_text("exactly p(A)", exact=True).click()
+    counted = answered(presenter, len(followers))
+    for page in followers[:reloads]:
+        page.reload(wait_until="commit")
+    presenter.reload()
+    presenter.locator("h1").first.wait_for()
+    bad += [("Biased admission, reloaded", *b) for b in broken(followers[:reloads], "Biased admission")]
+    for page in followers[:reloads]:   # a reloaded follower may try again: the class refuses it
+        with contextlib.suppress(Exception):
+            page.get_by_role("radiogroup").last.get_by_text("more than p(A)", exact=True).click(timeout=5000)
+    after = answered(presenter, len(followers))
+    print(f"votes counted: {counted} before the reloads, {after} after; {len(followers)} followers", flush=True)
+    for title in ("Glossary", "Draft and verify"):
+        go(presenter, title)
+        bad += [(title, *b) for b in broken(followers, title)]
+    return bad, max(0, counted - len(followers)) + max(0, after - len(followers))
 
 
 def report(sampler: Sampler, args, wall: float, shown: int, phase: str, behind: list):
@@ -260,6 +339,7 @@ def main() -> int:
     p.add_argument("--steps", type=int, default=20, help="presses of Next phase, 1 to 90")
     p.add_argument("--pause", type=float, default=2.0, help="seconds the presenter waits after each step")
     p.add_argument("--join-every", type=float, default=1.0, help="seconds between two followers opening the link")
+    p.add_argument("--reloads", type=int, default=5, help="followers that reload after voting")
     p.add_argument("--screenshot", help="where to save the screen of the first follower that never showed lesson 1")
     p.add_argument("--deadline", type=float, default=3600, help="seconds the whole run may take")
     args = p.parse_args()
