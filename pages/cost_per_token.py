@@ -8,7 +8,7 @@ from specviz.generator.engine import encode_prompt
 from specviz.generator.settings import Settings
 from specviz.lessons.presets import PRESETS
 from specviz.lessons import cost, pricing
-from specviz.viz import costs as figs
+from specviz.viz import costs as figs, regimes as regime_figs
 
 S = st.session_state
 WIDTHS = [1, 2, 3, 4, 6, 8, 12, 16]
@@ -124,6 +124,8 @@ def show_regimes(res: dict):
                f"these runs, so it gives back their measured time (speedup over the runs: "
                f"{c.here_speedup.label(unit='×')}); “{c.there.label}” is a model built from the sources' numbers, "
                "not a measurement.")
+    st.plotly_chart(regime_figs.round_steps(c), key="cost_regimes_chart",
+                    config=appkit.chart_config("lesson7-priced-two-regimes"))
     st.markdown("**Why is my laptop's speedup smaller than the paper's?** " + pricing.why_smaller(c))
 
 

@@ -6,6 +6,8 @@ profile is known (a step of 10 ms, 1.5 ms a further position checked, 3 ms a dra
 bookkeeping), a round here costs about 1.85 one-token steps against the large-target profile's
 1.4, so the answer must say the speedup here is smaller, most of all because of the check.
 """
+import json
+
 import pytest
 
 from specviz.generator.settings import Settings
@@ -46,6 +48,12 @@ def test_lesson7_prices_its_measured_rounds_in_both_regimes_and_labels_both_pric
     assert rows.loc["· drafting", "priced, this machine (measured)"] == "0.30"   # 3 ms a stage over a 10 ms step
     assert rows.loc["· drafting", GPU] == "0.20" and rows.loc["· bookkeeping", GPU] == "0.00"
     assert float(rows.loc["round, in steps", "priced, this machine (measured)"]) > float(rows.loc["round, in steps", GPU])
+    # the chart of the same comparison names both bars priced, in its axis, its title and its exported image
+    chart = next(c for c in at.get("plotly_chart") if "priced" in c.proto.spec)
+    figure = json.loads(chart.proto.spec)
+    assert figure["data"][0]["x"] == ["priced, this machine (measured)", GPU]
+    assert figure["layout"]["title"]["text"] == "a round in one-token steps, priced"
+    assert "lesson7-priced-two-regimes" in chart.proto.config
 
 
 def test_lesson7_answers_why_the_laptops_speedup_is_smaller_from_the_planted_numbers(lesson7):
@@ -84,3 +92,15 @@ def test_lesson6_prices_a_later_stage_in_both_regimes_from_a_planted_sweep(model
     assert list(table.columns) == ["g", "a stage adds", "needs, priced here", "pays, priced here", "needs, priced GPU",
                                    "pays, priced GPU"]
     assert list(table["g"]) == ["-8"]
+
+
+def test_lesson8s_hardware_row_names_the_round_cost_here_and_priced_on_a_large_target(lesson7):
+    from specviz.lessons import checklist
+    from tests.app.test_app_pages import predict
+    at = lesson7
+    at.switch_page("pages/reading_a_speedup.py").run()
+    predict(at, "speedup", "can't tell without measuring")
+    said = checklist.steps_compared(cost.regimes(at.session_state["measurement"], pricing.LARGE_GPU))
+    hardware = next(t.value for t in at.table if "this app, measured now" in t.value.columns)["this app, measured now"]
+    assert hardware["hardware"].endswith(said)
+    assert " one-token steps here (measured) against 1." in said and f"{GPU}, for the same" in said
