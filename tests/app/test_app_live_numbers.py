@@ -58,7 +58,9 @@ def test_lesson6_prices_a_later_stage_from_the_sweeps_own_runs(swept):
         elif price["pays for itself"] in ("pays", "does not pay"):
             cost, worth = float(price["a later stage costs"].split()[0]), float(price["worth"].split()[0])
             assert worth >= cost if price["pays for itself"] == "pays" else worth <= cost
-    measured = at.table[1].value.to_dict("list")     # beside the paper's table: the same three rows, measured
+    # beside the paper's table: the same three rows, measured (found by its column: lesson 6 draws several tables)
+    measured = next(t.value for t in at.table if t.value.columns[0].startswith("configuration (this machine")
+                    ).to_dict("list")
     plain, aware = measured["tokens per check"][1], measured["tokens per check"][2]
     assert f"a check committed {aware} tokens against {plain} without" in text(at)
     assert "the paper's ordering" in text(at) or "as in the paper" in text(at)
