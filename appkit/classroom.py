@@ -17,7 +17,7 @@ import streamlit as st
 from appkit.course import HOME, page_of
 from appkit.links import own_params, read_again, share_link
 from appkit.runtime import config
-from appkit.screen import hold, screen_lost
+from appkit.screen import fragment_run, hold, screen_lost
 from appkit.state import (CLASS_FOLLOW, CLASS_LEAD, CLASS_ON, CLASS_PARAM, LEAD_PARAM, OWN, SEEN, TOKEN_PARAM, default,
                           following, leading, presenter)
 from specviz.hosting.classroom import ClassError, Classroom, MemoryStore, RedisStore, token_or_new
@@ -153,7 +153,9 @@ def follow_class(nav_url_path: str):
     if not st.session_state[CLASS_ON]:
         return
     if f["state"]["step"] != f["applied"]:
-        f["applied"] = f["state"]["step"]
+        # applied only once a run has drawn it to the end (appkit.screen.mark_seen): a run cut short
+        # leaves the step pending, and the next poll draws the page again
+        f["drawing"] = f["state"]["step"]
         apply_view(f["state"]["view"], nav_url_path)
     hold(poll_class)   # alone in a container, so a cleared poll moves no element (appkit.screen)
 
@@ -165,9 +167,11 @@ def poll_class():
     f = st.session_state.get(CLASS_FOLLOW)
     if not f or not st.session_state.get(CLASS_ON):
         return
+    if not fragment_run():   # inside a whole run, which is drawing the page already: asking would loop
+        return
     with contextlib.suppress(ClassError):
         if room().follow(f["code"], f["token"])["step"] != f["applied"] or screen_lost():
-            st.rerun(scope="app")   # (screen_lost is False within a whole run: no loop)
+            st.rerun(scope="app")
 
 
 def apply_view(view: dict, here: str):

@@ -27,7 +27,7 @@ import time
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from appkit.state import SEEN, in_class
+from appkit.state import CLASS_FOLLOW, SEEN, in_class
 
 SCREEN = "class_screen"     # (number, time, patience in s) of the last screen this session drew
 CATCH_UP_S = 15.0      # how long a busy server may take to forward a run before it counts as lost
@@ -40,6 +40,9 @@ def mark_seen():
     so that an address carrying it means the browser got the whole screen (see above)."""
     if not in_class():
         return
+    f = st.session_state.get(CLASS_FOLLOW)
+    if f and "drawing" in f:   # this run drew the presenter's step to its end (appkit.classroom.follow_class)
+        f["applied"] = f.pop("drawing")
     last, _, patience = st.session_state.get(SCREEN, (0, 0.0, CATCH_UP_S))
     # the address still holds the browser's number here (appkit.links keeps it)
     caught_up = st.query_params.get(SEEN) == str(last)
