@@ -192,7 +192,8 @@ def test_eight_sessions_stepping_at_once_each_get_the_text_of_a_lone_run(app, br
         for page in live:   # all eight press before any waits: their rounds run at the same time
             page.get_by_role("button", name="Next round").click(no_wait_after=True)
         settle_together(pages)
-        finished |= {i for i, page in enumerate(pages) if "The generation has finished." in page.inner_text("body")}
+        finished |= {i for i, page in enumerate(pages)
+                     if "The generation has finished." in page.inner_text("body")}
     assert len(finished) == 8, f"sessions still stepping: {sorted(set(range(8)) - finished)}"
     for i, page in enumerate(pages):
         assert page.locator('[data-testid="stException"]').count() == 0, f"session {i}: exception box"

@@ -210,8 +210,8 @@ class Replayed:
         key = tuple(x[0].tolist())
         if key not in self.seen:
             logits = self.target(x, cache=cache, use_cache=True).logits
-            self.seen[key] = logits, [(layer.keys[:, :, self.prefix:], layer.values[:, :, self.prefix:])
-                                      for layer in cache.layers]
+            added = [(layer.keys[:, :, self.prefix:], layer.values[:, :, self.prefix:]) for layer in cache.layers]
+            self.seen[key] = logits, [(keys.clone(), values.clone()) for keys, values in added]
         else:
             for i, (keys, values) in enumerate(self.seen[key][1]):
                 cache.update(keys, values, i)
@@ -220,7 +220,8 @@ class Replayed:
 
 def fork(base: Generation, drafter: Drafter, gen: torch.Generator) -> Generation:
     """`base` (just prefilled) at the same point with its own cache, committed ids, trace, drafter
-    and random generator: a fresh Generation without the prefill forward. `test_a_fork_runs_the_round_a_fresh_generation_runs` holds it to that."""
+    and random generator: a fresh Generation without the prefill forward.
+    `test_a_fork_runs_the_round_a_fresh_generation_runs` holds it to that."""
     g = copy.copy(base)
     g.committed, g.trace = list(base.committed), copy.deepcopy(base.trace)
     g.cache = DynamicCache()   # the same keys and values, copied (update concatenates; faster than deepcopy)
@@ -260,9 +261,21 @@ def test_a_fork_runs_the_round_a_fresh_generation_runs(models, path, prefilled):
     assert prefilled.trace.rounds == [] and prefilled.cache.get_seq_length() == len(prefilled.committed) - 1
 
 
+@pytest.fixture
+def one_thread():
+    """One torch thread while the rounds run. With the forward replayed, a round is small-tensor work
+    (the transform of three 4096-token rows, a few draws), as fast on one thread as on two; on a CPU
+    shared with other work, two threads wait at every kernel's barrier for a busy core
+    (specviz.generator.threads), which made the same rounds several times slower."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("n", range(ENGINE_K + 1))
-def test_the_engine_round_reproduces_p_at_every_position(path, prefilled, n):
+def test_the_engine_round_reproduces_p_at_every_position(path, prefilled, one_thread, n):
     g, p, q = path
     gen = torch.Generator().manual_seed(300 + n)
     drafter = Scripted(g, p, q, n, gen)
