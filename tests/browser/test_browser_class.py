@@ -11,7 +11,7 @@ follower's screen is checked on every page: one title, the presenter's, and no e
 """
 import re
 
-from tests.browser.chromium import settle, streamlit_server, sync_api
+from tests.browser.chromium import ARTIFACTS, settle, streamlit_server, sync_api
 
 expect = sync_api.expect
 QUESTION_1 = "how many of these proposals will the target keep?"
@@ -39,10 +39,15 @@ def start_class(browser, url: str):
 
 def on_page(students, title: str):
     """Every follower shows the presenter's page whole: one title, that page's, and no error box."""
-    for s in students:
-        expect(s.locator("h1").first).to_contain_text(title, timeout=120_000)
-        assert s.locator("h1").count() == 1, s.locator("h1").all_inner_texts()
-        assert s.get_by_test_id("stException").count() == 0
+    for i, s in enumerate(students):
+        try:
+            expect(s.locator("h1").first).to_contain_text(title, timeout=120_000)
+            assert s.locator("h1").count() == 1, s.locator("h1").all_inner_texts()
+            assert s.get_by_test_id("stException").count() == 0
+        except AssertionError:
+            ARTIFACTS.mkdir(exist_ok=True)
+            s.screenshot(path=str(ARTIFACTS / f"class-follower-{i}-{title}.png"), full_page=True)
+            raise
 
 
 def vote(students, question: str, choices: list[str]):
