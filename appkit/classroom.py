@@ -152,7 +152,8 @@ def follow_class(nav_url_path: str):
                                                     if st.session_state[CLASS_ON] else "exploring alone."))
     if not st.session_state[CLASS_ON]:
         return
-    if f["state"]["step"] != f["applied"]:
+    f["page"] = nav_url_path   # the page this run draws (see `poll_class`)
+    if f["state"]["step"] != f["applied"] or f["state"]["view"].get("page", nav_url_path) != nav_url_path:
         # applied only once a run has drawn it to the end (appkit.screen.mark_seen): a run cut short
         # leaves the step pending, and the next poll draws the page again
         f["drawing"] = f["state"]["step"]
@@ -170,7 +171,10 @@ def poll_class():
     if not fragment_run():   # inside a whole run, which is drawing the page already: asking would loop
         return
     with contextlib.suppress(ClassError):
-        if room().follow(f["code"], f["token"])["step"] != f["applied"] or screen_lost():
+        now = room().follow(f["code"], f["token"])
+        # a page other than the presenter's: a poll sent from the page before a switch can run the
+        # whole app again on that old page (Streamlit reruns the page a request names)
+        if now["step"] != f["applied"] or now["view"].get("page", f.get("page")) != f.get("page") or screen_lost():
             st.rerun(scope="app")
 
 
