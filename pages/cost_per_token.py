@@ -183,7 +183,7 @@ with st.expander("About the code: how this app multiplies a few rows fast on thi
             "it is given, the plain step as much as the check (the code: `specviz/generator/cpu_linear.py`). "
             f"This is {appkit.CHECKS_AHEAD}'s “kernel shapes … can move the break-even point”, measured on this "
             f"machine for the target's layers, at 1 row and at k + 1 = {S['keep_cost_k'] + 1}:")
-        st.dataframe(layouts, hide_index=True)
+        st.table(layouts, hide_index=True)
     else:
         st.markdown("On a GPU the models are left as they are: cuBLAS has no such gap between layouts.")
 

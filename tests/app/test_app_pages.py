@@ -142,7 +142,7 @@ def test_lesson7_measures_live_costs_and_widths():
     assert len(at.get("plotly_chart")) == charts + 1
     assert "a one-token step here" in text(at)
     # the layouts the target's matrix products use, timed at load: each shape at 1 row and at k + 1
-    layouts = at.dataframe[0].value
+    layouts = next(t.value for t in at.table if "in use" in t.value.columns)
     assert set(layouts["rows"]) == {1, at.slider(key="keep_cost_k").value + 1}
     assert "384 → 6144" in set(layouts["layer"])                       # the LM head
     assert set(layouts["in use"]) <= {"as stored", "Wᵀ copy", "W·xᵀ", "oneDNN packed"}
