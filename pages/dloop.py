@@ -147,7 +147,7 @@ st.markdown("The paper's Table 2 was measured on a large target on a GPU, where 
 if not revealed or "dloop_sweep" not in S:
     st.info("Run the sweep above: both prices come from its rounds.")
 else:
-    gpu = pricing.profile_with(pricing.LARGE_GPU, **{n: float(S.get(f"keep_cost_gpu_{n}", getattr(pricing.LARGE_GPU, n)))
+    gpu = pricing.profile_with(pricing.LARGE_GPU, **{n: float(S.get(f"keep_gpu_{n}", getattr(pricing.LARGE_GPU, n)))
                                                      for n in pricing.FIELDS})
     regimes = sweep.stage_in_regimes(S["dloop_sweep"], gpu, "this machine")
     for d in S["dloop_sweep"]["one_stage"]:

@@ -65,13 +65,13 @@ def test_lesson7_answers_why_the_laptops_speedup_is_smaller_from_the_planted_num
 
 def test_an_edited_large_target_profile_reprices_the_same_rounds_and_says_it_was_edited(lesson7):
     at = lesson7
-    at.number_input(key="keep_cost_gpu_stage_ms").set_value(8.0).run()     # drafting dearer than here
+    at.number_input(key="keep_gpu_stage_ms").set_value(8.0).run()     # drafting dearer than here
     assert not at.exception
     edited = pricing.profile_with(pricing.LARGE_GPU, stage_ms=8.0)
     expected = pricing.why_smaller(cost.regimes(at.session_state["measurement"], edited))
     assert expected in text(at) and "most of all" in expected
     assert any("edited on this page" in c.value for c in at.caption)
-    at.number_input(key="keep_cost_gpu_stage_ms").set_value(2.0).run()
+    at.number_input(key="keep_gpu_stage_ms").set_value(2.0).run()
 
 
 def test_lesson6_prices_a_later_stage_in_both_regimes_from_a_planted_sweep(models):

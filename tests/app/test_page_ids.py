@@ -11,7 +11,8 @@ from specviz.hosting.app_state import LINKED
 
 from tests.paths import ROOT
 APP = str(ROOT / "app.py")
-SHARED_KEYS = {"predict", "revealed", "class", "set", "device", "presenter"}   # appkit's own keep_ keys
+SHARED_KEYS = {"predict", "revealed", "class", "set", "device", "presenter",   # appkit's own keep_ keys
+               "gpu"}   # the large-target profile: edited in lesson 7, priced with in lesson 6
 
 
 def test_every_page_is_declared_once_with_a_unique_id_and_file():
