@@ -24,12 +24,13 @@ from appkit.runtime import check, engine, limits, models, new_tokens, remember, 
 from appkit.screen import fragment_run, hold, mark_seen, stop
 from appkit.state import FRAMED, KEEP, at_most, default, following, key, presenter
 from appkit.votes import class_result
-from appkit.widgets import block_slider, drafter_label, html, plain, prompt_label, rounds_and_seed, run_row
+from appkit.widgets import (GPU_EDIT, block_slider, drafter_label, gpu_profile, html, plain, prompt_label,
+                            rounds_and_seed, run_row)
 from specviz.viz.export import chart_config   # the pages' main charts
 
-__all__ = ["CHECKS_AHEAD", "DRAFT_VERIFY", "FRAMED", "HOME", "KEEP", "LESSONS", "apology", "at_most", "block_slider",
+__all__ = ["CHECKS_AHEAD", "DRAFT_VERIFY", "FRAMED", "GPU_EDIT", "HOME", "KEEP", "LESSONS", "apology", "at_most", "block_slider",
            "chart_config", "check", "class_result", "css", "current_page", "default", "drafter_label", "engine",
-           "following", "forget_predictions", "fragment_run", "frame", "header", "hold", "html", "key", "limits",
+           "following", "forget_predictions", "fragment_run", "frame", "gpu_profile", "header", "hold", "html", "key", "limits",
            "mark_seen", "models", "new_tokens", "next_lesson", "not_measured_here", "plain", "predict",
            "prediction", "presenter", "prompt_label", "remember", "require_models", "rounds_and_seed",
            "run_here", "run_row", "set_link", "share", "shared", "show_class", "stop"]

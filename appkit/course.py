@@ -14,8 +14,10 @@ from pathlib import Path
 
 import streamlit as st
 
-CHECKS_AHEAD = "*How speculative decoding checks ahead*"   # the two source articles, cited by title
-DRAFT_VERIFY = "*Draft, Then Verify*"
+from specviz.lessons import glossary
+
+CHECKS_AHEAD = f"*{glossary.CHECKS_AHEAD}*"   # the two source articles, cited by title
+DRAFT_VERIFY = f"*{glossary.DRAFT_VERIFY}*"
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,9 @@ import streamlit as st
 from appkit.runtime import limits
 from appkit.state import at_most, default, key
 from specviz.generator.models import DRAFTER_LABELS
+from specviz.lessons import pricing
+
+GPU_EDIT = "keep_gpu_"   # + a field of pricing.FIELDS: the large-target profile as lesson 7 edits it
 
 
 def block_slider(where, label: str, most: int, name: str) -> int:
@@ -70,3 +73,9 @@ def plain(text: str) -> str:
     '\\!\\[x\\](http://h) \\<b\\>\\*a\\*\\</b\\>'
     """
     return re.sub(r"([\\`*\[\]<>!$~|])", r"\\\1", text)
+
+
+def gpu_profile() -> pricing.Profile:
+    """The large-target profile with this session's edits (lesson 7 edits it, lesson 6 prices with it)."""
+    base = pricing.LARGE_GPU
+    return pricing.profile_with(base, **{n: float(st.session_state.get(GPU_EDIT + n, getattr(base, n))) for n in pricing.FIELDS})

@@ -103,9 +103,9 @@ def gpu_profile():
     with st.expander(f"The profile “{pricing.LARGE_GPU.name}”: four numbers read from the sources, editable"):
         c = st.columns(2)
         for i, (name, label) in enumerate(pricing.FIELDS.items()):
-            appkit.default(f"keep_gpu_{name}", getattr(pricing.LARGE_GPU, name))
-            c[i % 2].number_input(label, 0.0 if name != "step_ms" else 0.1, 1000.0, step=0.5, key=f"keep_gpu_{name}")
-        edited = pricing.profile_with(pricing.LARGE_GPU, **{n: float(S[f"keep_gpu_{n}"]) for n in pricing.FIELDS})
+            appkit.default(appkit.GPU_EDIT + name, getattr(pricing.LARGE_GPU, name))
+            c[i % 2].number_input(label, 0.0 if name != "step_ms" else 0.1, 1000.0, step=0.5, key=appkit.GPU_EDIT + name)
+        edited = appkit.gpu_profile()
         for name, label in pricing.FIELDS.items():
             st.caption(f"**{label} = {getattr(edited, name):g}**: {edited.sources[name]}.")
     return edited

@@ -8,7 +8,7 @@ import appkit
 from specviz.generator.engine import Generation
 from specviz.generator.settings import Settings
 from specviz.lessons.presets import PRESETS
-from specviz.lessons import pricing, sweep
+from specviz.lessons import sweep
 from specviz.viz import stages, tokens
 
 S = st.session_state
@@ -147,8 +147,7 @@ st.markdown("The paper's Table 2 was measured on a large target on a GPU, where 
 if not revealed or "dloop_sweep" not in S:
     st.info("Run the sweep above: both prices come from its rounds.")
 else:
-    gpu = pricing.profile_with(pricing.LARGE_GPU, **{n: float(S.get(f"keep_gpu_{n}", getattr(pricing.LARGE_GPU, n)))
-                                                     for n in pricing.FIELDS})
+    gpu = appkit.gpu_profile()
     regimes = sweep.stage_in_regimes(S["dloop_sweep"], gpu, "this machine")
     for d in S["dloop_sweep"]["one_stage"]:
         st.markdown(sweep.regime_verdict(regimes, d, appkit.drafter_label(d), "this machine",

@@ -30,10 +30,10 @@ check whose cost is not a straight line in its width, drafting overlapped with c
 """
 from dataclasses import dataclass, field, replace
 
+from specviz.lessons import glossary
 from specviz.lessons.protocol import Spread, spread
 
-CHECKS_AHEAD = "“How speculative decoding checks ahead”"
-DRAFT_VERIFY = "“Draft, Then Verify”"
+CHECKS_AHEAD, DRAFT_VERIFY = f"“{glossary.CHECKS_AHEAD}”", f"“{glossary.DRAFT_VERIFY}”"   # as a source is cited
 FIELDS = {"step_ms": "one-token step, ms", "position_ms": "each further position checked, ms",
           "stage_ms": "one drafting stage, ms", "bookkeeping_ms": "a round's bookkeeping beyond a step's, ms"}
 
