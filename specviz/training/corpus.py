@@ -15,7 +15,10 @@ The code is the Python standard library from Debian's `libpython3.11-stdlib` (PS
 the package is pinned by name, Python 3.11, and the version apt-get fetched is recorded in
 corpus.json and the model cards, since Debian replaces a stable version with its security
 updates). It is split by file: a held-out file was never read by any training stage, so its
-perplexity and the bench's code prompts measure what transfers, not what was memorised.
+perplexity and the bench's code prompts measure what transfers, not what was memorised. The
+library's core modules, which Debian ships apart in `libpython3.11-minimal` (os, re, typing,
+collections...; same licence), only train: they double the code a long run can read without
+repeating it, and leave the held-out files as the split of the first package chose them.
 
 The mix writes the prose `prose_repeats` times beside one copy of the code: the novels are
 smaller than the library, and a model that sees too little prose gets worse at it (held-out
@@ -34,6 +37,7 @@ from pathlib import Path
 AUSTEN_PACKAGE = "r-cran-janeaustenr"
 AUSTEN_RDB = "usr/lib/R/site-library/janeaustenr/data/Rdata.rdb"
 CODE_PACKAGE = "libpython3.11-stdlib"
+CORE_PACKAGE = "libpython3.11-minimal"
 CODE_ROOT = "usr/lib/python3.11"
 CODE_LICENSE = "PSF-2.0 (Python Software Foundation License Version 2)"
 EOT = "<|endoftext|>"
@@ -122,9 +126,9 @@ def austen_books(workdir: Path) -> list[str]:
     return books
 
 
-def python_files(workdir: Path) -> tuple[dict[str, str], str]:
-    """{path under the library: source} of every module in the Debian package, and its version."""
-    root, version = unpack(CODE_PACKAGE, workdir)
+def python_files(workdir: Path, package: str = CODE_PACKAGE) -> tuple[dict[str, str], str]:
+    """{path under the library: source} of every module in a Debian package, and its version."""
+    root, version = unpack(package, workdir)
     lib = root / CODE_ROOT
     files = {str(f.relative_to(lib)): f.read_text(encoding="utf-8", errors="replace")
              for f in sorted(lib.rglob("*.py")) if f.is_file()}
@@ -191,6 +195,7 @@ def build_corpus(out_dir: Path, dialogue_exchanges: int = 6000, heldout_fraction
     with tempfile.TemporaryDirectory() as tmp:
         books = austen_books(Path(tmp))
         code, code_version = python_files(Path(tmp))
+        core, core_version = python_files(Path(tmp), CORE_PACKAGE)
     docs = []
     for book in books:
         paras = book.split("\n\n")
@@ -200,15 +205,16 @@ def build_corpus(out_dir: Path, dialogue_exchanges: int = 6000, heldout_fraction
     random.Random(seed).shuffle(docs)
     n_held = max(1, int(len(docs) * heldout_fraction))
     code_train, code_held = split_files(list(code), code_heldout_fraction, seed)
-    mix = docs[:-n_held] * prose_repeats + [code[f] for f in code_train]
+    mix = docs[:-n_held] * prose_repeats + [code[f] for f in code_train] + list(core.values())
     random.Random(seed + 1).shuffle(mix)
     (out_dir / "train.txt").write_text(EOT.join(mix), encoding="utf-8")
     (out_dir / "heldout.txt").write_text(EOT.join(docs[-n_held:]), encoding="utf-8")
     (out_dir / "heldout_code.txt").write_text(EOT.join(code[f] for f in code_held), encoding="utf-8")
     prose_chars = sum(map(len, docs[:-n_held])) * prose_repeats
-    code_chars = sum(len(code[f]) for f in code_train)
+    code_chars = sum(len(code[f]) for f in code_train) + sum(map(len, core.values()))
     return {"books": len(books), "book_chars": sum(map(len, books)),
             "dialogue_exchanges": len(dialogue), "documents": len(docs), "heldout_documents": n_held,
             "prose_repeats": prose_repeats, "code_package": f"{CODE_PACKAGE} {code_version}",
             "code_license": CODE_LICENSE, "code_files": len(code_train), "heldout_code_files": code_held,
+            "core_package": f"{CORE_PACKAGE} {core_version}", "core_files": len(core),
             "prose_share_of_characters": round(prose_chars / (prose_chars + code_chars), 3)}

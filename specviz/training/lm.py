@@ -1,8 +1,15 @@
 """Train a small Llama-architecture causal LM (the target or the autoregressive drafter).
 
 One loop for both: random windows of the tokenised corpus, AdamW with warmup and cosine decay,
-a checkpoint every `ckpt_every` steps that a rerun resumes from, a log file, and a progress
-line. A drafter can be distilled from a frozen target: its loss is then only the KL divergence
+a checkpoint every `ckpt_every` steps that a rerun resumes from, a log file, a progress line, and
+held-out perplexity every `curve_every` steps (the loss curve a model card shows, so a reader
+sees where more steps stopped paying).
+
+A run longer than one working session carries over in `carry_dir`: beside each checkpoint it
+writes the weights in bf16 and the run's state (step, tokens, curve, sampler), small enough to
+commit, where the full checkpoint with AdamW's moments is not. A run that finds no checkpoint
+but a carry resumes from it with fresh moments and a short learning-rate ramp, so the zeroed
+moments do not turn the first steps into full-size sign steps. A drafter can be distilled from a frozen target: its loss is then only the KL divergence
 from the target's next-token distribution, not the corpus cross-entropy, because a drafter is
 worth what it agrees with the target, not what it knows about the text (a cross-entropy term
 let a long-trained drafter learn the corpus past an under-trained target).
@@ -13,6 +20,7 @@ time (docs/benchmarks.md, "Training"); held-out loss is measured in fp32.
 
 What it leaves out: multi-GPU, gradient accumulation.
 """
+import base64
 import json
 import math
 import sys
@@ -85,12 +93,41 @@ def heldout_loss(model, ids: np.ndarray, seq_len: int = 256, max_windows: int = 
     return float(np.mean(losses))
 
 
-def lr_at(step: int, steps: int, lr: float, warmup: int = 100) -> float:
-    """Linear warmup then cosine decay to a tenth of `lr`."""
+def lr_at(step: int, steps: int, lr: float, warmup: int = 100, resumed_at: int | None = None) -> float:
+    """Linear warmup then cosine decay to a tenth of `lr`; after a resume with fresh AdamW
+    moments (`resumed_at`), the schedule's rate ramps in again over `warmup` steps.
+
+    >>> lr_at(0, 1000, 1.0), lr_at(100, 1000, 1.0), round(lr_at(1000, 1000, 1.0), 6)
+    (0.01, 1.0, 0.1)
+    >>> lr_at(550, 1000, 1.0, resumed_at=500) == lr_at(550, 1000, 1.0) * 51 / 100
+    True
+    """
     if step < warmup:
         return lr * (step + 1) / warmup
     t = (step - warmup) / max(1, steps - warmup)
-    return lr * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * t)))
+    rate = lr * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * t)))
+    if resumed_at is not None and step - resumed_at < warmup:
+        rate *= (step - resumed_at + 1) / warmup
+    return rate
+
+
+def save_carry(model, state: dict, gen: torch.Generator, carry_dir: Path) -> None:
+    """The run as it carries to another session: bf16 weights and the state, no optimizer."""
+    carry_dir.mkdir(parents=True, exist_ok=True)
+    bf16 = {k: v.detach().to(torch.bfloat16).contiguous() for k, v in model.state_dict().items()}
+    from safetensors.torch import save_file
+    save_file({k: v for k, v in bf16.items() if k != "lm_head.weight"}, carry_dir / "model.safetensors")
+    saved = dict(state, gen=base64.b64encode(gen.get_state().numpy().tobytes()).decode())
+    (carry_dir / "state.json").write_text(json.dumps(saved, indent=1))
+
+
+def load_carry(model, gen: torch.Generator, carry_dir: Path) -> dict:
+    """Weights and state from `save_carry`; returns the state, marked with where it resumed."""
+    from safetensors.torch import load_file
+    model.load_state_dict(load_file(carry_dir / "model.safetensors"), strict=False)   # lm_head is tied
+    state = json.loads((carry_dir / "state.json").read_text())
+    gen.set_state(torch.frombuffer(bytearray(base64.b64decode(state.pop("gen"))), dtype=torch.uint8))
+    return dict(state, resumed_at=state["step"])
 
 
 def report(log, name: str, state: dict, steps: int, news: str) -> None:
@@ -106,16 +143,19 @@ def report(log, name: str, state: dict, steps: int, news: str) -> None:
 
 
 def train_lm(name: str, sizes: dict, tok_dir: Path, corpus_dir: Path, out_dir: Path, work_dir: Path,
-             steps: int, batch: int = 16, seq_len: int = 256, lr: float = 1e-3,
-             teacher: Path | None = None, ckpt_every: int = 100, seed: int = 0) -> dict:
+             steps: int, batch: int = 16, seq_len: int = 256, lr: float = 1e-3, warmup: int = 100,
+             teacher: Path | None = None, ckpt_every: int = 100, curve_every: int = 0,
+             carry_dir: Path | None = None, seed: int = 0) -> dict:
     """Train (or resume) model `name` and save it with save_pretrained into `out_dir`.
 
-    Returns the training facts a model card needs (tokens seen, seconds, held-out loss).
+    Returns the training facts a model card needs (tokens seen, seconds, held-out loss, and the
+    curve of held-out perplexity by workload when `curve_every` is set).
     """
     torch.manual_seed(seed)
     tok = PreTrainedTokenizerFast.from_pretrained(tok_dir)
     train_ids = encode_corpus(tok, corpus_dir / "train.txt")
     held_ids = encode_corpus(tok, corpus_dir / "heldout.txt")
+    curve_ids = {"prose": held_ids, "code": encode_corpus(tok, corpus_dir / "heldout_code.txt")}
     model = LlamaForCausalLM(make_config(tok, sizes))
     opt = torch.optim.AdamW(model.parameters(), lr=lr, betas=(0.9, 0.95), weight_decay=0.1)
     teacher_model = None
@@ -123,7 +163,7 @@ def train_lm(name: str, sizes: dict, tok_dir: Path, corpus_dir: Path, out_dir: P
         teacher_model = LlamaForCausalLM.from_pretrained(teacher, dtype=torch.float32).eval()
     work_dir.mkdir(parents=True, exist_ok=True)
     ckpt, log_path = work_dir / f"{name}.pt", work_dir / f"{name}.log"
-    state = {"step": 0, "seconds": 0.0, "tokens": 0}
+    state = {"step": 0, "seconds": 0.0, "tokens": 0, "curve": []}
     gen = torch.Generator().manual_seed(seed)
     if ckpt.exists():
         saved = torch.load(ckpt, weights_only=False)
@@ -131,6 +171,8 @@ def train_lm(name: str, sizes: dict, tok_dir: Path, corpus_dir: Path, out_dir: P
         opt.load_state_dict(saved["opt"])
         state = saved["state"]
         gen.set_state(saved["gen"])
+    elif carry_dir is not None and (carry_dir / "state.json").exists():
+        state = load_carry(model, gen, carry_dir)
     stream = batches(train_ids, batch, seq_len, gen)
     log = log_path.open("a")
     model.train()
@@ -138,7 +180,7 @@ def train_lm(name: str, sizes: dict, tok_dir: Path, corpus_dir: Path, out_dir: P
     while state["step"] < steps:
         x, y = next(stream)
         for g in opt.param_groups:
-            g["lr"] = lr_at(state["step"], steps, lr)
+            g["lr"] = lr_at(state["step"], steps, lr, warmup, state.get("resumed_at"))
         with autocast():
             logits = model(x).logits.float()
         if teacher_model is None:
@@ -157,9 +199,16 @@ def train_lm(name: str, sizes: dict, tok_dir: Path, corpus_dir: Path, out_dir: P
         state["step"] += 1
         state["tokens"] += x.numel()
         report(log, name, state, steps, f"loss {loss.item():.3f} {state['tokens'] / state['seconds']:.0f} tok/s")
+        if curve_every and (state["step"] % curve_every == 0 or state["step"] == steps):
+            point = {w: round(math.exp(heldout_loss(model, ids)), 2) for w, ids in curve_ids.items()}
+            state["curve"].append(dict(step=state["step"], tokens=state["tokens"], **point))
+            log.write(json.dumps({"curve": state["curve"][-1]}) + "\n")
+            t_last = time.time()     # the evaluation is not training time
         if state["step"] % ckpt_every == 0 or state["step"] == steps:
             torch.save({"model": model.state_dict(), "opt": opt.state_dict(), "state": state,
                         "gen": gen.get_state()}, ckpt)
+            if carry_dir is not None:
+                save_carry(model, state, gen, carry_dir)
     held = heldout_loss(model, held_ids)
     model.to(torch.bfloat16).save_pretrained(out_dir)
     tok.save_pretrained(out_dir)
@@ -167,7 +216,8 @@ def train_lm(name: str, sizes: dict, tok_dir: Path, corpus_dir: Path, out_dir: P
              "tokens_seen": state["tokens"], "train_seconds": round(state["seconds"]),
              "heldout_loss": round(held, 4), "heldout_perplexity": round(math.exp(held), 2),
              "steps": steps, "batch": batch, "seq_len": seq_len, "lr": lr, "autocast": "bfloat16",
-             "distilled_from": f"models/{teacher.name}" if teacher else None, "config": sizes}
+             "distilled_from": f"models/{teacher.name}" if teacher else None, "config": sizes,
+             "heldout_curve": state.get("curve", [])}
     (out_dir / "training.json").write_text(json.dumps(facts, indent=2))
     log.write(json.dumps(facts) + "\n")
     return facts

@@ -4,7 +4,12 @@ target text -> block drafters -> cards.
 `python -m specviz train all` runs every stage; each stage can be run alone and skips work
 that is already done (the corpus and tokenizer files exist; the target text resumes from its
 partial file; a model resumes from its checkpoint in `runs/`). Steps are fixed, not minutes,
-so a rerun trains the same schedule.
+so a rerun trains the same schedule. The target's run is longer than a working session: it
+also carries over in `checkpoints/target/` (bf16 weights and state, committed), which a fresh
+machine resumes from (specviz.training.lm).
+
+The tokenizer is trained once: while `models/target/` ships one, the tokenizer stage copies it,
+so a retrained model set keeps the token ids the lessons and their saved traces were made with.
 
 What it leaves out: hyperparameter search.
 """
@@ -29,11 +34,12 @@ from specviz.training.tokenizer import train_tokenizer
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA, RUNS, MODELS = ROOT / "data", ROOT / "runs", ROOT / "models"
+CARRY = ROOT / "checkpoints"
 # each workload's held-out text, which no training stage reads: the cards measure on it
 HELDOUT = {"prose": DATA / "heldout.txt", "code": DATA / "heldout_code.txt"}
 STAGES = ["corpus", "tokenizer", "target", "drafter", "target-text", "block", "cards"]
 # optimizer steps of each trained stage: what the shipped models were trained with
-STEPS = {"target": 2400, "drafter": 600, "block": 4000, "loop": 300}
+STEPS = {"target": 10000, "drafter": 600, "block": 4000, "loop": 300}
 # the block drafters' training text, file -> (temperature, seed): half sampled, half greedy, as the
 # engine serves both; the greedy file's seeds (5000 on) pick other corpus windows than 0..31
 TARGET_TEXT = {"target_text.npy": (0.8, 0), "target_text_greedy.npy": (0.0, 5000)}
@@ -57,11 +63,16 @@ def run_stage(stage: str, steps: dict = STEPS) -> dict:
         (DATA / "corpus.json").write_text(json.dumps(facts, indent=2))
         return facts
     if stage == "tokenizer":
+        shipped = MODELS / "target"
+        if (shipped / "tokenizer.json").exists():
+            tok = PreTrainedTokenizerFast.from_pretrained(shipped)
+            tok.save_pretrained(DATA / "tokenizer")
+            return {"vocab_size": len(tok), "from": "models/target"}
         tok = train_tokenizer(DATA / "train.txt", DATA / "tokenizer", vocab_size=6144)
         return {"vocab_size": len(tok)}
     if stage == "target":
         return train_lm("target", TARGET_CONFIG, DATA / "tokenizer", DATA, MODELS / "target", RUNS,
-                        steps=steps["target"], lr=1.5e-3)
+                        steps=steps["target"], lr=1.5e-3, warmup=200, curve_every=500, carry_dir=CARRY / "target")
     if stage == "drafter":
         return train_lm("drafter-ar", DRAFTER_CONFIG, DATA / "tokenizer", DATA, MODELS / "drafter-ar",
                         RUNS, steps=steps["drafter"], lr=2e-3, teacher=MODELS / "target")
