@@ -137,6 +137,53 @@ def rule_rows(p: list[float], q: list[float], runs: dict[str, dict]) -> list[dic
     return rows
 
 
+def distances_by_rounds(p: list[float], outputs: list[int]) -> list[tuple[int, float]]:
+    """How far the histogram of the first n emitted tokens is from p (total variation), for n = 10, 100,
+    1000, … and the whole run: [(n, distance)], read off one run as it accumulates.
+
+    >>> distances_by_rounds([0.5, 0.5], [0] * 10 + [0, 1] * 45)
+    [(10, 0.5), (100, 0.05)]
+    """
+    counts = [10 ** e for e in range(1, 8) if 10 ** e < len(outputs)] + [len(outputs)]
+    return [(n, round(0.5 * sum(abs(a - b) for a, b in zip(histogram(outputs[:n], len(p)), p)), 4)) for n in counts]
+
+
+def distance_sentence(by_rule: dict[str, list[tuple[int, float]]]) -> str:
+    """What the measured distances from p did as rounds accumulated, rule by rule (distances_by_rounds):
+    shrank (the last below the first) or not, with the numbers; a run of one count says nothing yet.
+
+    >>> distance_sentence({"ratio": [(10, 0.3), (1000, 0.02)], "match": [(10, 0.2), (1000, 0.03)]})
+    'The distance from p shrank as rounds accumulated, for both rules: ratio 0.300 after 10 rounds → 0.020 after 1,000; match 0.200 → 0.030.'
+    >>> distance_sentence({"ratio": [(10, 0.1), (100, 0.12)], "match": [(10, 0.2), (100, 0.05)]})
+    'The distance from p did not shrink here for ratio (0.100 after 10 rounds, 0.120 after 100): over so few rounds a histogram is mostly its own noise. It shrank for match (0.200 → 0.050). More rounds bring every rule closer on average, not at every count.'
+    >>> print(distance_sentence({"ratio": [(10, 0.3)]}))
+    After only 10 rounds the distance from p (ratio 0.300) is mostly the histogram's own noise: draw more rounds to see whether it shrinks.
+    """
+    first = next(iter(by_rule.values()))
+    if len(first) < 2:
+        found = "; ".join(f"{rule} {d[0][1]:.3f}" for rule, d in by_rule.items())
+        return (f"After only {first[0][0]:,} rounds the distance from p ({found}) is mostly the histogram's own "
+                "noise: draw more rounds to see whether it shrinks.")
+    (n0, _), (n1, _) = first[0], first[-1]
+    shrank = {rule: d[-1][1] < d[0][1] for rule, d in by_rule.items()}
+    pairs = {rule: (d[0][1], d[-1][1]) for rule, d in by_rule.items()}
+    if all(shrank.values()):
+        rules = list(by_rule)
+        parts = [f"{rules[0]} {pairs[rules[0]][0]:.3f} after {n0:,} rounds → {pairs[rules[0]][1]:.3f} after {n1:,}"]
+        parts += [f"{r} {pairs[r][0]:.3f} → {pairs[r][1]:.3f}" for r in rules[1:]]
+        both = "both rules" if len(rules) == 2 else "every rule"
+        return f"The distance from p shrank as rounds accumulated, for {both}: {'; '.join(parts)}."
+    stuck = [r for r in by_rule if not shrank[r]]
+    moved = [r for r in by_rule if shrank[r]]
+    out = "The distance from p did not shrink here for " + " or ".join(
+        f"{r} ({pairs[r][0]:.3f} after {n0:,} rounds, {pairs[r][1]:.3f} after {n1:,})" for r in stuck)
+    out += ": over so few rounds a histogram is mostly its own noise." if n1 < 10_000 else \
+        ": the histogram's noise at these counts is as large as the distance left."
+    if moved:
+        out += " It shrank for " + ", ".join(f"{r} ({pairs[r][0]:.3f} → {pairs[r][1]:.3f})" for r in moved) + "."
+    return out + " More rounds bring every rule closer on average, not at every count."
+
+
 @torch.no_grad()
 def next_token_distributions(models, prompt: str, drafter: str, sampling: SamplingSettings):
     """The target's p and the drafter's q for the token after `prompt` (full vocabulary).

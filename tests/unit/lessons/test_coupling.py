@@ -1,8 +1,11 @@
 """The ratio-and-residual rule rebuilds p exactly; both couplings emit p; real p and q load."""
 import pytest
 
-from specviz.lessons.coupling import (acceptance_rate, check_distribution, coarse, histogram, next_token_distributions,
-                              rebuild, simulate)
+from hypothesis import given
+from hypothesis import strategies as st
+
+from specviz.lessons.coupling import (acceptance_rate, check_distribution, coarse, distance_sentence, distances_by_rounds,
+                                      histogram, next_token_distributions, rebuild, simulate)
 from specviz.generator.sampling import SamplingSettings
 
 
@@ -46,3 +49,53 @@ def test_real_distributions_after_a_prompt(models):
     kept = coarse(p, q, models.token_text, n=3, other=False)
     assert "(other)" not in kept["labels"] and sum(kept["q"]) == pytest.approx(1)
     assert kept["ids"] == d["ids"][:-1]
+
+
+# What lesson 2 says the distance from p did as rounds accumulated: read off the measured distances
+
+def test_distances_are_read_off_the_one_run_as_it_accumulates():
+    outputs = [0] * 10 + [0, 1] * 495                  # 10 all-zero rounds, then alternating
+    assert distances_by_rounds([0.5, 0.5], outputs) == [(10, 0.5), (100, 0.05), (1000, 0.005)]
+
+
+def test_a_distance_that_shrank_for_both_rules_is_said_to_have_shrunk_with_its_numbers():
+    said = distance_sentence({"ratio": [(10, 0.31), (100, 0.08), (1000, 0.02)], "match": [(10, 0.2), (1000, 0.04)]})
+    assert said.startswith("The distance from p shrank as rounds accumulated, for both rules")
+    assert "ratio 0.310 after 10 rounds → 0.020 after 1,000" in said and "match 0.200 → 0.040" in said
+
+
+def test_a_distance_that_grew_is_never_said_to_have_shrunk():
+    said = distance_sentence({"ratio": [(10, 0.1), (100, 0.13)], "match": [(10, 0.3), (100, 0.06)]})
+    assert "shrank as rounds accumulated" not in said
+    assert "did not shrink here for ratio (0.100 after 10 rounds, 0.130 after 100)" in said
+    assert "It shrank for match (0.300 → 0.060)" in said
+
+
+def test_one_count_of_rounds_claims_no_direction():
+    said = distance_sentence({"ratio": [(10, 0.4)], "match": [(10, 0.2)]})
+    assert "shrank" not in said and "did not shrink" not in said
+    assert said.startswith("After only 10 rounds") and "ratio 0.400; match 0.200" in said
+
+
+distance = st.floats(0, 1, allow_nan=False).map(lambda d: round(d, 4))
+
+
+@st.composite
+def measured_distances(draw):
+    """Both rules' distances at the same counts of rounds (10, 100, …), as one run gives them."""
+    counts = [10 ** (i + 1) for i in range(draw(st.integers(2, 5)))]
+    rules = draw(st.sampled_from([["ratio + residual", "target-draw matching"], ["ratio + residual"]]))
+    return {rule: [(n, draw(distance)) for n in counts] for rule in rules}
+
+
+@given(measured_distances())
+def test_the_direction_said_for_each_rule_agrees_with_its_first_and_last_distance(measured):
+    said = distance_sentence(measured)
+    for rule, d in measured.items():
+        first, last = d[0][1], d[-1][1]
+        if last < first:   # shrank: said so, never among those that did not
+            assert f"{rule} ({first:.3f} after" not in said
+            assert said.startswith("The distance from p shrank") or f"{rule} ({first:.3f} → {last:.3f})" in said
+        else:              # did not: named with its numbers, and no sentence says every rule shrank
+            assert f"{rule} ({first:.3f} after {d[0][0]:,} rounds, {last:.3f} after {d[-1][0]:,})" in said
+            assert not said.startswith("The distance from p shrank")
