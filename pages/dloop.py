@@ -172,9 +172,7 @@ if res is None or not {"dloop", "dloop-plain"} <= set(res["one_stage"]):
 else:
     g = min(sorted({r["threshold"] for r in res["rows"]}), key=lambda t: abs(t - S["keep_dloop_g"]))  # nearest the g above
     here.table(pd.DataFrame(stages.paper_rows(res, g)))
-    compared = next(c for c in sweep.drafters_compared(res, "dloop", "dloop-plain") if c["threshold"] == g)
-    here.markdown(stages.paper_note(compared))
-    here.markdown(sweep.where_training_helped(res, g))
+    here.markdown(sweep.training_note(res, g))
     here.caption("“No loop” is the drafter without loop-aware training run one stage a round (DSpark's drafter). "
                  "Loop-aware training teaches the later stages to draft from the drafter's own hidden states where "
                  "the target's features are missing.")

@@ -191,29 +191,3 @@ def paper_rows(result: dict, threshold: float, aware: str = "dloop", plain: str 
     return [{"configuration (this machine, g = " + f"{threshold:g})": name,
              "tokens per check": f"{r['acceptance_length']:.2f}", "speedup": r["speedup_spread"].label(unit="×")}
             for name, r in measured]
-
-
-def paper_note(compared: dict) -> str:
-    """Whether this sweep reproduces the paper's ordering (loop-aware training: more tokens per
-    check and faster), and the measured reason, from one row of specviz.lessons.sweep.drafters_compared.
-
-    >>> paper_note({"threshold": -8.0, "tokens_per_check": (2.13, 2.46), "tokens_per_extra_stage": (0.0, 0.0),
-    ...             "speedup": "within this machine's noise"})  # doctest: +NORMALIZE_WHITESPACE
-    "At g = -8 this small model does not reproduce the paper's ordering: with loop-aware training a check
-    committed 2.13 tokens against 2.46 without, and each stage beyond the first added 0.00 against 0.00 tokens;
-    the speed difference is within this machine's noise."
-    """
-    (a, b), (ea, eb), speed = compared["tokens_per_check"], compared["tokens_per_extra_stage"], compared["speedup"]
-    more, faster = a > b, speed == "above"
-    if more and faster:
-        head = "this sweep reproduces the paper's ordering"
-    elif more:
-        head = "loop-aware training gave more tokens per check, as in the paper, but not more speed"
-    else:
-        head = "this small model does not reproduce the paper's ordering"
-    each = " against ".join("–" if e is None else f"{e:.2f}" for e in (ea, eb))
-    added = f"each stage beyond the first added {each} tokens" if (ea, eb) != (None, None) else "the gate never opened"
-    pace = ("the speed difference is within this machine's noise" if speed == "within this machine's noise" else
-            f"its speedup was {speed} the other's, beyond the range of the runs")
-    return (f"At g = {compared['threshold']:g} {head}: with loop-aware training a check committed {a:.2f} tokens "
-            f"against {b:.2f} without, and {added}; {pace}.")

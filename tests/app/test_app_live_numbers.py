@@ -62,7 +62,7 @@ def test_lesson6_prices_a_later_stage_from_the_sweeps_own_runs(swept):
     measured = next(t.value for t in at.table if t.value.columns[0].startswith("configuration (this machine")
                     ).to_dict("list")
     plain, aware = measured["tokens per check"][1], measured["tokens per check"][2]
-    assert f"a check committed {aware} tokens against {plain} without" in text(at)
+    assert f"a check committed {aware} tokens with the training against {plain} without" in text(at)
     assert "the paper's ordering" in text(at) or "as in the paper" in text(at)
 
 
