@@ -12,15 +12,13 @@ import logging
 import secrets
 
 import streamlit as st
-import torch
 from streamlit.errors import FragmentHandledException
 
 from appkit.classroom import follow_class, lead_class, lead_from_link, share
 from appkit.course import GLOSSARY, HOME, current_page, navigation, next_page, page_of_file
 from appkit.links import keep_own_params, link_state, page_params
-from appkit.runtime import config, device_label, devices, models, set_device
+from appkit.runtime import STATUS_SLOT, config, device_label, devices, set_device, show_status, without_waiting
 from appkit.state import DEVICE, FRAMED, MODEL_SET, PRESENTER, PRESENTER_PARAM, default, keep_session_state, presenter
-from appkit.widgets import drafter_label
 from specviz.hosting.app_state import LINKED
 from specviz.hosting.config import choose_set
 from specviz.viz import charts
@@ -48,7 +46,10 @@ def frame():
     lead_from_link()   # before the sidebar, which shows the class this presenter leads
     sidebar()
     follow_class(current_page(nav))
-    link_state(current_page(nav))
+    # a link's settings are read without waiting for the models, unless it names a drafter: the
+    # one setting checked against them (a first page must draw while they load)
+    with contextlib.nullcontext() if "drafter" in st.query_params else without_waiting():
+        link_state(current_page(nav))
     keep_own_params()   # a reload finds its class again (appkit.links.own_params)
     return nav
 
@@ -67,7 +68,7 @@ def presenter_from_link():
 
 
 def sidebar():
-    """Model set and device, presenter mode, one-line status."""
+    """Model set and device, presenter mode, the models' one-line status (drawn before they are loaded)."""
     cfg = config()
     with st.sidebar:
         if st.session_state.get("config_error"):
@@ -91,18 +92,8 @@ def sidebar():
                        "P play, Home reset. On every page, A reveals the answer to the prediction on screen.")
         if presenter():
             lead_class()   # the class's one QR code, where the lecturer finds it without scrolling
-        m = models()
-        if m is None:
-            st.error(f"No models: {st.session_state.get('models_error')}")
-        else:
-            params = sum(p.numel() for p in m.target.parameters()) / 1e6
-            drafters = ", ".join(f"{drafter_label(d)} ({m.kind(d)})" if m.kind(d) else drafter_label(d)
-                                 for d in m.drafter_models)
-            st.caption(f"**Model set:** {m.name} · target {params:.1f} M params "
-                       f"({m.target.config.num_hidden_layers} layers) · drafters: {drafters} · "
-                       f"{str(m.dtype).replace('torch.', '')} on {m.device}"
-                       + (f", {torch.get_num_threads()} thread(s), measured on the free cores"
-                          if m.device.type == "cpu" else ""))
+        st.session_state[STATUS_SLOT] = st.empty()
+        show_status()   # "loading" while the models load: a page that waits for them redraws it
 
 
 def css():

@@ -1,13 +1,16 @@
 """What a page runs on: the host's config, the shared model sets, and the one engine lock.
 
 The host's config file (specviz.hosting.config) names the model sets the sidebar offers and the
-limits of one run. Each set loads once per server and device (st.cache_resource) and is shared by
-every session, so every engine call that touches them goes through `engine()`: one lock, which
-also keeps live timings clean (two sessions never time a forward at the same moment).
+limits of one run. Each set loads once per server and device, in a thread of its own started by the
+first run that asks for it (`loader`), and is shared by every session: a page draws at once, and
+only what runs the models waits for them (`models`, `require_models`, with a "loading the models"
+spinner). Every engine call that touches them goes through `engine()`: one lock, which also keeps
+live timings clean (two sessions never time a forward at the same moment).
 
 What it leaves out: the sidebar that chooses a set (appkit.frame), the models themselves (specviz).
 """
 import contextlib
+import contextvars
 import os
 import threading
 from pathlib import Path
@@ -17,8 +20,9 @@ import torch
 
 from appkit.screen import stop
 from appkit.state import DEVICE, MODEL_SET
-from specviz.generator.models import pick_device
+from specviz.generator.models import DRAFTER_LABELS, pick_device
 from specviz.generator.threads import fit_threads
+from specviz.hosting.background import Background
 from specviz.hosting.config import (DEFAULT, REPO_CONFIG, Config, Limits, ModelSetError, check_limits,
                                     load_config, load_model_set)
 from specviz.lessons.checklist import cpu_name
@@ -72,14 +76,19 @@ def engine():
         yield
 
 
-@st.cache_resource(show_spinner="Loading the models (once per server)…")
-def _load(set_name: str, device: str):
-    """One model set on one device, shared by every session (a changed set needs a server restart).
-    On a CPU the thread count is then measured on the cores free now (specviz.generator.threads)."""
-    m = load_model_set(config(), set_name, device)
-    with engine():
-        fit_threads(m)
-    return m
+@st.cache_resource(show_spinner=False)
+def loader(set_name: str, device: str) -> Background:
+    """One model set on one device, loading in its own thread, shared by every session. A changed
+    set, or one that failed to load (its error is kept and shown), needs a server restart. On a CPU
+    the thread count is then measured on the cores free now (specviz.generator.threads); the load's
+    value is (models, that measurement)."""
+    cfg, lock = config(), _lock()
+
+    def load():
+        m = load_model_set(cfg, set_name, device)
+        with lock:
+            return m, fit_threads(m)
+    return Background(load, name=f"load {set_name} on {device}")
 
 
 def devices() -> list[str]:
@@ -109,13 +118,51 @@ def set_device(cfg: Config, name: str) -> str:
     return label if label in devices() else "cpu"
 
 
-def models():
-    """The shared ModelSet chosen in the sidebar, or None (with the reason kept for the page)."""
+def chosen() -> tuple[str, str]:
+    """The model set and device this session's sidebar names."""
     cfg = config()
     name = st.session_state.get(MODEL_SET, cfg.default)
-    device = st.session_state.get(DEVICE) or set_device(cfg, name)
+    return name, st.session_state.get(DEVICE) or set_device(cfg, name)
+
+
+def loading() -> Background:
+    """The load of this session's set, started by the first run that asks (see `loader`)."""
+    return loader(*chosen())
+
+
+_NO_WAIT = contextvars.ContextVar("models_no_wait", default=False)
+
+
+@contextlib.contextmanager
+def without_waiting():
+    """`models()` inside returns None while the set still loads, instead of waiting for it."""
+    token = _NO_WAIT.set(True)
     try:
-        m = _load(name, device)
+        yield
+    finally:
+        _NO_WAIT.reset(token)
+
+
+def models(wait: bool = True):
+    """The shared ModelSet chosen in the sidebar, or None (with the reason kept for the page).
+
+    While the set loads, `wait` shows a spinner until it has (what runs the models needs them);
+    `wait=False`, or a call inside `without_waiting`, returns None at once (what only shows them)."""
+    job = loading()
+    if not job.done:
+        if not wait or _NO_WAIT.get():
+            return None
+        with st.spinner(f"Loading the models (once per server; {job.seconds:.0f} s so far)…"):
+            with contextlib.suppress(ModelSetError, ValueError):   # said below
+                m, fit = job.wait()
+                if m.device.type == "cpu":
+                    # torch's thread count is per thread: the load measured it in its own, and threads
+                    # started after it take it, but this one was already running
+                    torch.set_num_threads(fit["threads"])
+    if st.session_state.get(STATUS_LOADING):
+        show_status()   # the sidebar, drawn earlier in this run, said they were loading
+    try:
+        m, _ = job.wait()
     except (ModelSetError, ValueError) as e:
         st.session_state["models_error"] = f"{e}. Choose another model set in the sidebar."
         return None
@@ -123,8 +170,56 @@ def models():
     return m
 
 
+@st.fragment(run_every=1.0)
+def _load_clock(what: str):
+    job = loading()
+    if job.done:
+        st.rerun()   # the whole page again, now with the models
+    st.caption(f"**Loading the models** (once per server; {job.seconds:.0f} s so far): {what}")
+
+
+def loading_note(what: str) -> bool:
+    """While the models load: a line saying so, with the seconds so far and `what` waits for them,
+    and the whole page drawn again once they have arrived. True while they load."""
+    if loading().done:
+        return False
+    _load_clock(what)
+    return True
+
+
+STATUS_SLOT = "sidebar_models_status"   # the sidebar's status line (an st.empty), redrawn once the models arrive
+STATUS_LOADING = "sidebar_models_loading"   # True while that line says they are loading
+
+
+def show_status():
+    """The sidebar's one-line status of the models, in the slot appkit.frame keeps for it."""
+    slot = st.session_state.get(STATUS_SLOT)
+    if slot is None:
+        return
+    job = loading()
+    st.session_state[STATUS_LOADING] = not job.done
+    with slot.container():
+        if not job.done:
+            st.caption(f"**Loading the models** (once per server; {job.seconds:.0f} s so far). Pages draw now; "
+                       "what runs the models waits for them.")
+            return
+        m = models()
+        if m is None:
+            st.error(f"No models: {st.session_state.get('models_error')}")
+            return
+        params = sum(p.numel() for p in m.target.parameters()) / 1e6
+        label = lambda d: DRAFTER_LABELS.get(d, d)   # noqa: E731 (appkit.widgets.drafter_label, which imports this module)
+        drafters = ", ".join(f"{label(d)} ({m.kind(d)})" if m.kind(d) else label(d) for d in m.drafter_models)
+        st.caption(f"**Model set:** {m.name} · target {params:.1f} M params "
+                   f"({m.target.config.num_hidden_layers} layers) · drafters: {drafters} · "
+                   f"{str(m.dtype).replace('torch.', '')} on {m.device}"
+                   + (f", {torch.get_num_threads()} thread(s), measured on the free cores"
+                      if m.device.type == "cpu" else ""))
+
+
 def require_models():
-    """The models, or stop the page with a clear message naming what is missing."""
+    """The models (waiting for them while they load), or stop the page with a clear message naming
+    what is missing."""
     m = models()
     if m is None:
         st.error(f"The models are not available: {st.session_state.get('models_error')}")

@@ -4,6 +4,7 @@ import time
 import streamlit as st
 
 import appkit
+from appkit.runtime import loading, loading_note
 from specviz.generator.settings import Settings
 from specviz.generator.threads import fit_threads
 from specviz.lessons.presets import PRESETS
@@ -37,15 +38,24 @@ if revealed:
 appkit.default("keep_home_prompt", PRESETS[0])
 c1, c2, c3 = st.columns([2, 2, 1])
 c1.text_input("Prompt", key="keep_home_prompt")
-m = appkit.models()
-drafters = list(m.drafter_models) if m else []
+m = appkit.models(wait=False)   # the page draws while the models load; only the race waits for them
 if "home_fastest_pending" in st.session_state:   # a measurement asked for the setting it found (see below)
     st.session_state["keep_home_drafter"], st.session_state["keep_home_k"] = st.session_state.pop("home_fastest_pending")
-if drafters:
-    opening = race.opening_setting(drafters, m.block_drafters(markov=True))
+
+
+def open_on(models):
+    """The drafter and k the race opens with (race.opening_setting), unless this session chose them."""
+    opening = race.opening_setting(list(models.drafter_models), models.block_drafters(markov=True))
     appkit.default("keep_home_drafter", opening[0])
     appkit.default("keep_home_k", opening[1])
-    c2.selectbox("Drafter", drafters, key="keep_home_drafter", format_func=appkit.drafter_label)
+
+
+if m:
+    open_on(m)
+    c2.selectbox("Drafter", list(m.drafter_models), key="keep_home_drafter", format_func=appkit.drafter_label)
+else:
+    with c2:
+        loading_note("the drafters appear when they are ready, and a race started now waits for them.")
 appkit.default("keep_home_k", 4)
 appkit.block_slider(c3, "Proposals per round (k)", 8, "keep_home_k")
 
@@ -54,31 +64,33 @@ def find_fastest(bar):
     """Measure every drafter at k = 2 and 4 against plain decoding, now, and open the race on the fastest."""
     with appkit.engine():
         fit_threads(m)   # the cores free now
-        best = race.fastest_setting(m, PRESETS[0], drafters, progress=lambda done, total: bar.progress(
+        best = race.fastest_setting(m, PRESETS[0], list(m.drafter_models), progress=lambda done, total: bar.progress(
             done / total, f"Measuring every drafter on this machine: run {done + 1} of {total}…"))
     bar.empty()
     st.session_state["home_fastest"] = best
+    st.session_state.pop("home_race", None)   # an older race beside a fresh measurement would read as one figure
     st.session_state["home_fastest_pending"] = (best["drafter"], best["block_size"])
     st.rerun()
 
 
-if drafters and not appkit.following() and st.button(
+if m and not appkit.following() and st.button(
         "Find the fastest setting on this machine", help="About half a minute: every drafter at k = 2 and 4 "
         "against plain decoding, three runs each; the race then opens with the fastest."):
     find_fastest(st.progress(0.0, "Warming up…"))
-fastest = st.session_state.get("home_fastest")
-if fastest and revealed:   # which setting wins is part of the answer
-    st.caption(race.fastest_caption(fastest, appkit.drafter_label))
+fastest_line = st.empty()   # filled below the race: a race run now replaces the measurement's figure
 
 
 def run_race(lanes, bar):
-    """Race RACES times under the engine lock, then replay the median race in slow motion."""
+    """Race RACES times under the engine lock (first waiting for the models, if they still load),
+    then replay the median race in slow motion."""
+    models = appkit.require_models()
+    open_on(models)   # a race started while they loaded opens where the page would have
     settings = Settings.greedy(st.session_state["keep_home_drafter"], appkit.new_tokens(40),
                                block_size=st.session_state["keep_home_k"])
     appkit.check(st.session_state["keep_home_prompt"], settings)
     with appkit.engine():
-        threads = fit_threads(m)     # the cores free now decide how many threads the race uses
-        res = race.run(m, st.session_state["keep_home_prompt"], settings, RACES,
+        threads = fit_threads(models)     # the cores free now decide how many threads the race uses
+        res = race.run(models, st.session_state["keep_home_prompt"], settings, RACES,
                        progress=lambda done, total: bar.progress(done / total, f"Race {done} of {total} run…"))
     bar.empty()
     runners = res["races"][res["median"]]
@@ -91,14 +103,21 @@ def run_race(lanes, bar):
             "speedup": res["speedup"], "verdict": race.verdict(*runners), "threads": threads}
 
 
-go = st.button("Start the race", type="primary", disabled=m is None or not revealed,
+failed = m is None and loading().done   # the load failed: the sidebar says why
+go = st.button("Start the race", type="primary", disabled=failed or not revealed,
                help=None if revealed else "Make your prediction first (or press Reveal).")
 lanes = [st.empty(), st.empty()]
 if go:
     try:
         st.session_state["home_race"] = run_race(lanes, st.progress(0.0, f"Racing {RACES} times…"))
+        st.session_state.pop("home_fastest", None)   # the race is the fresher figure
     except ValueError as e:
         st.error(str(e))
+    if m is None:
+        st.rerun()   # the models arrived during the race: draw the page with its drafter box
+fastest = st.session_state.get("home_fastest")
+if fastest and revealed:   # which setting wins is part of the answer
+    fastest_line.caption(race.fastest_caption(fastest, appkit.drafter_label))
 result = st.session_state.get("home_race")
 if result and revealed:
     for i, (lane, (name, texts, mspt, _)) in enumerate(zip(lanes, result["lanes"])):

@@ -3,6 +3,7 @@ that fails to load, a link that names a set, and the limits of one run."""
 
 import pytest
 from streamlit.testing.v1 import AppTest
+from tests.app.loaded import after_load
 from tests.paths import ROOT
 
 APP = str(ROOT / "app.py")
@@ -30,13 +31,17 @@ def host_config(tmp_path, monkeypatch):
     return path
 
 
-def open_app(page: str | None = None, **query) -> AppTest:
+def open_app(page: str | None = None, loaded: bool = True, **query) -> AppTest:
+    """The app opened on `page` (home if None); on the home page, with `loaded`, run again once the models
+    have loaded (the home page draws while they load); without, as its first run left it."""
     at = AppTest.from_file(APP, default_timeout=120)
     for k, v in query.items():
         at.query_params[k] = v
     at.run()
     if page:
         at.switch_page(page).run()
+    elif loaded:
+        after_load(at)
     assert not at.exception, [e.value for e in at.exception]
     return at
 
@@ -68,7 +73,7 @@ def test_a_set_that_fails_to_load_is_explained_and_the_other_set_still_works(hos
 
 @pytest.mark.parametrize("requested", ["/etc/passwd", "../models/target", "Qwen/Qwen2.5-0.5B"])
 def test_a_link_can_name_only_a_configured_set(host_config, requested):
-    at = open_app(set=requested)
+    at = open_app(set=requested, loaded=False)   # the link is read, and warned about, on the first run
     warnings = " ".join(w.value for w in at.sidebar.warning)
     assert "there is no model set" in warnings and "choose one of: embedded, broken" in warnings
     assert model_set_box(at).value == "embedded"
