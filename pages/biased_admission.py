@@ -62,12 +62,11 @@ if revealed:   # every P(A) below is the answer
     retro = exact["retrospective"]
     st.markdown(f"**Answer:** P(A) = q(A)·min(1, p(A)/q(A)) + q(B)·p(A) = {num(qa)}·{num(min(1, pa / qa))} + "
                 f"{num(q[1])}·{num(pa)} = **{num(retro)}**, against the target's {num(pa)}.")
-    m = st.columns(3)
-    for col, pol in zip(m, admission.POLICIES):
+    for pol in admission.POLICIES:   # one under another: three abreast cut "P(A) = …" at a laptop's 1024 px
         biased = abs(exact[pol] - pa) > 1e-9
-        col.metric(labels[pol], f"P(A) = {num(exact[pol])}", border=True,
-                   delta=f"{exact[pol] - pa:+.3g} vs target" if biased else "equals the target",
-                   delta_color="inverse" if biased else "off", delta_arrow="auto" if biased else "off")
+        st.metric(labels[pol], f"P(A) = {num(exact[pol])}", border=True,
+                  delta=f"{exact[pol] - pa:+.3g} vs target" if biased else "equals the target",
+                  delta_color="inverse" if biased else "off", delta_arrow="auto" if biased else "off")
 
     st.subheader("Simulated, round by round")
     n, seed = appkit.rounds_and_seed("admission", [100, 500, 1000, 5000, 20000], 5000)
