@@ -7,7 +7,7 @@ the same page with the same settings, and polls for the next step every two seco
 become the class's questions: followers vote, the presenter reveals (`class_question`, `vote`,
 `presenter_tally`). The class state lives in specviz.hosting.classroom (this process, or Redis).
 
-What it leaves out: the questions and votes (appkit.votes), the lost-screen workaround (appkit.screen).
+What it leaves out: the questions and votes (appkit.votes), the lost-screen workarounds (appkit.screen).
 """
 import contextlib
 import json
@@ -17,7 +17,7 @@ import streamlit as st
 from appkit.course import HOME, page_of
 from appkit.links import own_params, read_again, share_link
 from appkit.runtime import config
-from appkit.screen import fragment_run, hold, screen_lost
+from appkit.screen import drawing, fragment_run, hold, polling, screen_lost
 from appkit.state import (CLASS_FOLLOW, CLASS_LEAD, CLASS_ON, CLASS_PARAM, LEAD_PARAM, OWN, SEEN, TOKEN_PARAM, default,
                           following, leading, presenter)
 from specviz.hosting.classroom import ClassError, Classroom, MemoryStore, RedisStore, token_or_new
@@ -82,7 +82,7 @@ def lead_class():
     st.code(link, language=None, wrap_lines=True)
 
 
-@st.fragment(run_every=3)
+@polling(3)
 def class_line(code: str, key: str):
     """The class's code and how many follow it now, counted again every three seconds (students
     join while the presenter talks, and the presenter's page does not rerun by itself)."""
@@ -129,6 +129,7 @@ def show_class(url_path: str):
 # --- a follower ------------------------------------------------------------------------------------
 def follow_class(nav_url_path: str):
     """A browser that opened ?class=CODE follows the presenter while its toggle is on (see above)."""
+    drawing(page_of(nav_url_path).file)   # every whole run, a class's or not: the page its polls keep (appkit.screen)
     code = st.query_params.get(CLASS_PARAM)
     f = st.session_state.get(CLASS_FOLLOW)
     if code and not presenter() and (f is None or f["code"] != code.strip().upper()):
@@ -161,7 +162,7 @@ def follow_class(nav_url_path: str):
     hold(poll_class)   # alone in a container, so a cleared poll moves no element (appkit.screen)
 
 
-@st.fragment(run_every=2)
+@polling(2)
 def poll_class():
     """Every two seconds: draw the page again when the presenter has stepped, or when this browser
     never received the screen this session last drew (appkit.screen)."""

@@ -20,8 +20,20 @@ every later element one place up (a page switch under load left a student's less
 `hold` removes the cause: a fragment sits alone in a container the whole run draws, so a cleared
 fragment leaves that container empty and no other element moves.
 
+A third, after a page switch: a polling fragment's timer lives in the browser, which sends each
+tick with the page it shows. A tick sent between the server's switch (a follower moved to the
+presenter's page, a presenter's click in the sidebar) and the browser's receipt of the new page is
+run by Streamlit (1.67) after the new page's run, as a fragment run on the old page: its new_session
+message names the old page, and the frontend (App.handleNewSession: a page other than its own
+calls clearAppState) removes every element the new page drew. The screen kept the class bar over
+an empty page, and every later poll found nothing to do. Only Streamlit can stop that message (its
+fragment runs take the page from the request); each polling fragment is made by `polling`, whose
+every own run first asks `page_cleared` and then draws the page of the last whole run again
+(`redraw_page`), within that one poll.
+
 What it leaves out: the class itself (appkit.classroom), which calls these.
 """
+import functools
 import time
 
 import streamlit as st
@@ -30,6 +42,7 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 from appkit.state import CLASS_FOLLOW, SEEN, in_class
 
 SCREEN = "class_screen"     # (number, time, patience in s) of the last screen this session drew
+DRAWN = "class_page_drawn"  # (Streamlit's page hash, course file) of the page the last whole run drew
 CATCH_UP_S = 15.0      # how long a busy server may take to forward a run before it counts as lost
 PATIENCE_MAX_S = 60.0
 
@@ -80,3 +93,33 @@ def stop():
     """st.stop, after numbering the screen drawn so far (a stopped run enqueues nothing more)."""
     mark_seen()
     st.stop()
+
+
+def drawing(file: str):
+    """A whole run, after the navigation chose its page (`file`, a course page's file): remember
+    that page as the one this browser shows (see `page_cleared`)."""
+    ctx = get_script_run_ctx()
+    if ctx and not ctx.fragment_ids_this_run:
+        st.session_state[DRAWN] = (ctx.page_script_hash, file)
+
+
+def page_cleared() -> bool:
+    """Is this a fragment's run on a page other than the one the last whole run drew? Its
+    new_session message has just told the browser to clear that page (see above)."""
+    ctx, drawn = get_script_run_ctx(), st.session_state.get(DRAWN)
+    return bool(ctx and ctx.fragment_ids_this_run and drawn and ctx.page_script_hash != drawn[0])
+
+
+def polling(every: float):
+    """`st.fragment(run_every=every)` for a class's polling fragment: each of its own runs first
+    draws the page again when Streamlit ran it on another page (`page_cleared`), so a tick sent
+    before a page switch costs the browser one redraw, never its page."""
+    def make(fragment):
+        @functools.wraps(fragment)   # the same name: Streamlit keeps a fragment's id by it
+        def run(*args, **kwargs):
+            if page_cleared():
+                # the page's own address, as this request carries it; the run then writes the rest
+                st.switch_page(st.session_state[DRAWN][1], query_params=st.query_params.to_dict())
+            return fragment(*args, **kwargs)
+        return st.fragment(run_every=every)(run)
+    return make

@@ -11,7 +11,7 @@ import contextlib
 import streamlit as st
 
 from appkit.classroom import room
-from appkit.screen import hold, screen_lost
+from appkit.screen import hold, polling, screen_lost
 from appkit.state import CLASS_FOLLOW, CLASS_ON, leading
 from specviz.hosting.classroom import ClassError
 
@@ -77,7 +77,7 @@ def presenter_tally(key: str, options: list, format_func):
     hold(tally, key, options, format_func)
 
 
-@st.fragment(run_every=2)
+@polling(2)
 def tally(key: str, options: list, format_func):
     """The presenter's live count while `key` is open: how many of the followers have answered, not
     what (the room would copy the spread); the spread itself once revealed. Refreshed every two seconds."""
