@@ -160,7 +160,8 @@ def cursor_after(steps: int) -> tuple[int, str]:
 
 def sidebar(page):
     """Presenter mode folds the sidebar away (the class and the navigation are there): open it."""
-    page.get_by_test_id("stSidebar").or_(page.get_by_test_id("stExpandSidebarButton")).first.wait_for()
+    # the folded sidebar stays in the page, hidden: wait for whichever of the two is shown
+    page.get_by_test_id("stSidebar").or_(page.get_by_test_id("stExpandSidebarButton")).filter(visible=True).first.wait_for()
     if page.get_by_test_id("stExpandSidebarButton").count():
         page.get_by_test_id("stExpandSidebarButton").click()
     return page.get_by_test_id("stSidebar")
