@@ -21,7 +21,7 @@ from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 from specviz.hosting.classroom import Classroom, RedisStore
-from tests.browser.chromium import ARTIFACTS, cut_labels, settle, streamlit_server, sync_api
+from tests.browser.chromium import ARTIFACTS, cut_labels, streamlit_server, sync_api
 
 expect = sync_api.expect
 QUESTION_1 = "how many of these proposals will the target keep?"
@@ -37,7 +37,8 @@ def sidebar(page):
 def start_class(browser, url: str):
     page = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
     page.goto(f"{url}/draft_and_verify?presenter=1")
-    settle(page)
+    # drawn, not quiet: a page whose models load on a busy server reruns its loading line every second
+    expect(page.locator("h1").first).to_contain_text("Draft and verify", timeout=600_000)
     sidebar(page).get_by_role("button", name="Start a class").click()
     settled = page.get_by_test_id("stSidebar").get_by_text(re.compile(r"Class [A-Z2-9]{8}:"))
     expect(settled).to_be_visible()
@@ -85,7 +86,7 @@ def test_a_class_on_one_server(browser):
             expect(s.get_by_role("radio", name="0", exact=True).last).to_be_disabled()   # no second vote
         expect(teacher.get_by_text("3 of 3 following students have answered.").last).to_be_visible(timeout=60_000)
         assert teacher.get_by_text(re.compile(r"The class answered")).count() == 0   # the spread waits for the reveal
-        # (no settle() from here: a page that polls its class every two seconds is never quiet)
+        # (no waiting for a quiet page: one that polls its class every two seconds is never quiet)
         students[0].get_by_role("button", name="Next phase").last.click()   # not past the presenter's question
         expect(students[0].get_by_text("The presenter has not shown this yet").first).to_be_visible(timeout=60_000)
         assert students[0].get_by_text("the target kept", exact=False).count() == 0
