@@ -53,6 +53,7 @@ def run(models, rounds: int, resets: int) -> tuple[int, int]:
     return done_rounds, done_resets
 
 
+@pytest.mark.slow   # 560 rounds of every drafter
 def test_500_rounds_and_50_resets_grow_resident_memory_by_less_than_50_mb(models):
     run(models, rounds=60, resets=12)   # warm-up: every drafter, both verifiers, twice
     before = rss_mb()

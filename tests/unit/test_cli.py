@@ -1,10 +1,15 @@
 """The command line, run as a user would run it."""
-import pytest
 import json
 import subprocess
 import sys
 
+import pytest
+
 from specviz.lessons.workloads import WORKLOADS
+
+# every test starts a process of its own that imports torch and loads the models: about 7 s on a
+# quiet 2-core CPU, and 47 s of CPU time for one bad-prompt run on a machine at load average 27
+pytestmark = pytest.mark.slow
 
 
 def cli(*args) -> subprocess.CompletedProcess:
@@ -33,7 +38,6 @@ def test_generate_prints_text_and_a_round_table():
     assert r.returncode == 0 and "round" in r.stdout and "ms/token" in r.stdout
 
 
-@pytest.mark.slow
 def test_bad_input_is_one_clear_line_not_a_traceback():
     r = cli("generate", "--prompt", "   ")
     assert r.returncode != 0 and "prompt is empty" in r.stderr and "Traceback" not in r.stderr
@@ -43,7 +47,6 @@ def test_bad_input_is_one_clear_line_not_a_traceback():
     assert r.returncode != 0 and "--max-width must be between 1 and 64, got 0" in r.stderr
 
 
-@pytest.mark.slow
 def test_bench_reports_each_workload_apart_and_one_in_the_single_shape():
     both = json.loads(cli("bench", "--json", "--repeats", "1", "--max-new-tokens", "6", "--block-sizes", "2",
                           "--drafters", "ar,lookup").stdout)
@@ -61,7 +64,6 @@ def test_bench_reports_each_workload_apart_and_one_in_the_single_shape():
     assert r.returncode != 0 and "invalid choice: 'math'" in r.stderr
 
 
-@pytest.mark.slow
 def test_profile_json_has_the_sps_table_and_the_layouts_timed_at_load():
     r = cli("profile", "--json", "--max-width", "3", "--repeats", "1")
     out = json.loads(r.stdout)

@@ -74,6 +74,7 @@ def test_the_embedded_set_uses_them_on_the_cpu(models):
                 assert torch.equal(layer.prepared[1], layer.weight.t())
 
 
+@pytest.mark.slow   # forty greedy generations, half of them on plain nn.Linear
 def test_the_target_writes_the_same_greedy_text_with_and_without_them(models):
     plain = AutoModelForCausalLM.from_pretrained(MODELS_DIR / "target", dtype=torch.float32).eval()
     for prompt in PROMPTS:

@@ -280,6 +280,7 @@ def mutated(draw, recorded: dict):
     return d
 
 
+@pytest.mark.slow   # 500 mutated traces, each drawn in every phase
 @settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow,
                                                                     HealthCheck.data_too_large])
 @given(data=st.data())

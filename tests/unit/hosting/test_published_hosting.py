@@ -79,6 +79,7 @@ def test_greedy_stays_lossless_through_the_template(chat_set):
         assert Generation(chat_set, "Hello there", Settings.greedy(d, 16, block_size=3)).run().new_ids == plain, d
 
 
+@pytest.mark.slow   # a process of its own, loading torch and the set
 def test_the_command_line_runs_a_configured_set_as_the_app_does(host, chat_set):
     out = subprocess.run([sys.executable, "-m", "specviz", "generate", "--config", str(host / "specviz.toml"),
                           "--set", "chat", "--drafter", "spark", "--prompt", "Hello there", "--block-size", "3",
