@@ -86,9 +86,7 @@ def show_measurement(res: dict):
         f"{s['overhead_ms']:.1f} ms). Plain: {p['decode_ms']:.1f} ms ÷ {p['tokens']} tokens.")
     st.markdown(
         f"Verification alone costs {s['verify_ms']:.1f} ms ÷ {s['tokens']} tokens = {s['verify_ms_per_token']:.2f} ms/token. "
-        f"If drafting and bookkeeping cost nothing, these rounds would be "
-        f"**{cost.speedup(p['ms_per_token'], s['verify_ms_per_token']):.2f}×** faster than plain decoding: the most a "
-        f"cheaper drafter with the same acceptance could reach. Past it, only more tokens a round or a cheaper check help.")
+        + cost.if_drafting_were_free(p["ms_per_token"], s["verify_ms_per_token"]))
     st.plotly_chart(figs.round_costs(res["speculative"]["trace"].rounds, p["ms_per_token"]), key="cost_rounds")
     if revealed:   # the break-even line answers the worked example's question too
         st.markdown("A round must commit more tokens than **round time ÷ plain ms per token** to pay for itself. "
@@ -126,7 +124,7 @@ def show_regimes(res: dict):
                "not a measurement.")
     st.plotly_chart(regime_figs.round_steps(c), key="cost_regimes_chart",
                     config=appkit.chart_config("lesson7-priced-two-regimes"))
-    st.markdown("**Why is my laptop's speedup smaller than the paper's?** " + pricing.why_smaller(c))
+    st.markdown(f"**{pricing.why_question(c)}** " + pricing.why_smaller(c))
 
 
 st.button("Measure again", on_click=run_measurement, type="primary")

@@ -122,6 +122,25 @@ def break_even_tokens(round_ms: float, baseline_ms: float) -> float:
     return round_ms / baseline_ms
 
 
+def if_drafting_were_free(plain_ms_per_token: float, verify_ms_per_token: float) -> str:
+    """What the same rounds would give if drafting and bookkeeping cost nothing: plain ms per token over
+    the check's ms per committed token, said as faster only where it is above 1.
+
+    >>> print(if_drafting_were_free(10.0, 4.0))
+    If drafting and bookkeeping cost nothing, these rounds would be **2.50×** faster than plain decoding: the most a cheaper drafter with the same acceptance could reach. Past it, only more tokens a round or a cheaper check help.
+    >>> print(if_drafting_were_free(10.0, 12.5))
+    Even if drafting and bookkeeping cost nothing, these rounds would run at **0.80×** plain decoding's speed: their checks alone cost more a committed token than a plain step, so no cheaper drafter with the same acceptance could win here. Only more tokens a round or a cheaper check can.
+    """
+    free = speedup(plain_ms_per_token, verify_ms_per_token)
+    if free > 1.0:
+        return (f"If drafting and bookkeeping cost nothing, these rounds would be **{free:.2f}×** faster than plain "
+                "decoding: the most a cheaper drafter with the same acceptance could reach. Past it, only more tokens "
+                "a round or a cheaper check help.")
+    return (f"Even if drafting and bookkeeping cost nothing, these rounds would run at **{free:.2f}×** plain decoding's "
+            "speed: their checks alone cost more a committed token than a plain step, so no cheaper drafter with the "
+            "same acceptance could win here. Only more tokens a round or a cheaper check can.")
+
+
 def break_even_curve(round_ms: float, baseline_ms: float, max_tokens: int) -> list[dict]:
     """ms/token and speedup for a round committing 1..max_tokens tokens.
 

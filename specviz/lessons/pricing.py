@@ -261,6 +261,22 @@ def comparison_rows(c: Comparison) -> list[dict]:
     return [{"quantity": q, h.label: a, g.label: b} for q, a, b in rows]
 
 
+def why_question(c: Comparison, here_name: str = "this machine", there_name: str = "the large-target profile") -> str:
+    """The question `why_smaller` answers, asked the way the comparison came out: a smaller speedup here,
+    a larger one, or one inside this machine's spread of round costs.
+
+    >>> here = Profile("here", 10.0, position_ms=1.5, stage_ms=4.0, bookkeeping_ms=1.0)
+    >>> why_question(compare([(5, 1, 3)], [here], LARGE_GPU))
+    "Why is this machine's speedup smaller than the large-target profile's?"
+    >>> why_question(compare([(5, 1, 3)], [Profile("here", 10.0, position_ms=0.25, stage_ms=1.5)], LARGE_GPU))
+    "Why is this machine's speedup larger than the large-target profile's?"
+    """
+    steps, there = c.here_steps, c.there.round_steps
+    if steps.low <= there <= steps.high:
+        return f"Is {here_name}'s speedup different from {there_name}'s?"
+    return f"Why is {here_name}'s speedup {'smaller' if there < steps.low else 'larger'} than {there_name}'s?"
+
+
 def why_smaller(c: Comparison, here_name: str = "this machine", there_name: str = "the large-target profile") -> str:
     """Why this machine's speedup differs from the papers' regime on the same rounds, computed from the
     comparison: the tokens a round commit are the same, so the answer is what a round costs in

@@ -6,7 +6,7 @@ from types import SimpleNamespace
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from specviz.lessons.cost import (Calculator, break_even_curve, break_even_tokens, measure, ms_per_token,
+from specviz.lessons.cost import (Calculator, break_even_curve, break_even_tokens, if_drafting_were_free, measure, ms_per_token,
                                   one_token_answer, speedup, trace_costs, verification_cost_by_width)
 from specviz.generator.settings import Settings
 from specviz.lessons.protocol import ratio_spread
@@ -194,3 +194,16 @@ def test_the_one_token_verdict_always_agrees_with_the_two_times(baseline, round_
     verdict = re.match(r"\*\*Answer: (faster|slower|the same) \(", one_token_answer(Calculator(baseline, round_ms, tokens)))
     expected = "the same" if math.isclose(round_ms, baseline) else "faster" if round_ms < baseline else "slower"
     assert verdict.group(1) == expected
+
+
+def test_free_drafting_is_called_faster_only_where_the_check_alone_beats_a_plain_step():
+    assert "would be **2.50×** faster than plain decoding" in if_drafting_were_free(10.0, 4.0)
+    said = if_drafting_were_free(10.0, 12.5)
+    assert "faster" not in said and "**0.80×** plain decoding's speed" in said and "could win here" in said
+
+
+@given(st.floats(0.01, 1000.0), st.floats(0.01, 1000.0))
+def test_what_free_drafting_is_said_to_give_agrees_with_the_ratio(plain, verify):
+    said = if_drafting_were_free(plain, verify)
+    assert ("faster than plain decoding" in said) == (plain / verify > 1.0)
+    assert f"**{plain / verify:.2f}×**" in said

@@ -7,7 +7,7 @@ from hypothesis import given, strategies as st
 from specviz.generator.settings import Settings
 from specviz.lessons.cost import measure, regimes
 from specviz.lessons.pricing import (FIELDS, LARGE_GPU, Profile, compare, comparison_rows, measured_profiles, price,
-                                     profile_with, shapes, why_smaller)
+                                     profile_with, shapes, why_question, why_smaller)
 
 # a one-stage round of k = 4 committing 4, one committing 2, and a DLoop round of two stages of 4 committing 6
 PLANTED = [(5, 1, 4), (5, 1, 2), (9, 2, 6)]
@@ -95,6 +95,8 @@ def test_a_cheaper_round_here_is_called_larger_and_an_overlapping_spread_is_nois
         compare([(5, 1, 3)], [cheap], LARGE_GPU))
     runs = [cheap, Profile("here", 10.0, 0.5, 4.0)]                                     # 1.25 and 1.6 steps
     said = why_smaller(compare([(5, 1, 3)], runs, LARGE_GPU))
+    assert why_question(compare([(5, 1, 3)], runs, LARGE_GPU)) == \
+        "Is this machine's speedup different from the large-target profile's?"    # never asks why it is smaller
     assert "(1.25–1.60 over 2 runs)" in said and said.endswith("within this machine's noise, so this machine is not "
                                                               "told apart from the large-target profile here.")
 
@@ -131,3 +133,17 @@ def test_a_gpu_host_measures_its_own_profile_the_same_way():
     measured = [run["ms_per_token"] for run in res["speculative"]["runs_costs"]]
     assert [p.ms_per_token for p in c.here] == pytest.approx(measured, rel=1e-9)
     assert c.here_steps.median > 0 and "one-token steps" in why_smaller(c, "this GPU")
+
+
+@given(rounds_strategy, st.lists(st.tuples(ms, ms, ms), min_size=1, max_size=5))
+def test_the_question_asked_agrees_with_the_speedups_priced(rounds, runs):
+    """'smaller' only where the large-target price beats every run here, 'larger' only where every run beats it."""
+    c = compare(rounds, [Profile("here", step, position, stage) for step, position, stage in runs], LARGE_GPU)
+    asked, here = why_question(c), [p.speedup for p in c.here]
+    if "smaller" in asked:
+        assert all(s < c.there.speedup * (1 + 1e-9) for s in here)
+    elif "larger" in asked:
+        assert all(s > c.there.speedup * (1 - 1e-9) for s in here)
+    else:
+        assert asked.startswith("Is this machine's speedup different")
+        assert min(here) <= c.there.speedup * (1 + 1e-9) and max(here) >= c.there.speedup * (1 - 1e-9)
