@@ -153,9 +153,9 @@ else:
         st.markdown(sweep.regime_verdict(regimes, d, appkit.drafter_label(d), "this machine",
                                          "the large-target profile"))
         st.table(pd.DataFrame(sweep.regime_rows(regimes, d)), hide_index=True)   # wraps to fit a projector
-    st.caption(f"Every “needs” and “pays” here is priced, not measured: “priced here” with this machine's costs "
-               f"from the sweep's runs (a range where its runs differ; “noise” where they disagree, or where a "
-               f"range reaches zero), “priced GPU” with “{gpu.label}”.")
+    st.caption(f"Every “needs” and “pays” here is priced, not measured: “priced, this machine” with this machine's "
+               f"costs from the sweep's runs (a range where its runs differ; “noise” where they disagree, or where a "
+               f"range reaches zero), “priced, large target” with “{gpu.label}”.")
 
 st.subheader("The paper's ablation, and the same three rows measured here")
 paper, here = st.columns(2)

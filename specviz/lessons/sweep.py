@@ -235,16 +235,16 @@ SHORT = {"pays": "pays", "does not pay": "no", "within this machine's noise": "n
 
 
 def regime_rows(prices: list[dict], drafter: str) -> list[dict]:
-    """`drafter`'s rows of `stage_in_regimes` as a narrow table (one per drafter: six short columns fit
-    a projector's content column): per g, the tokens a later stage added and, in each regime, the tokens it
+    """`drafter`'s rows of `stage_in_regimes` as a narrow table (one per drafter: six short columns, each
+    priced one naming its profile, fit a projector's content column): per g, the tokens a later stage added and, in each regime, the tokens it
     needs to pay and whether it does ("noise" where this machine's runs disagree, and for a need whose runs
     reach zero: a stage never costs less than nothing, so such a range is noise, not a finding). Both are priced.
 
     >>> p = {"drafter": "d", "threshold": -8.0, "tokens_added": 0.5, "here_needed": spread([0.9, 1.1]),
     ...      "here": "does not pay", "there_needed": 0.3, "there": "pays"}
     >>> regime_rows([p, dict(p, drafter="e")], "d")   # doctest: +NORMALIZE_WHITESPACE
-    [{'g': '-8', 'a stage adds': '0.50', 'needs, priced here': '0.90–1.10', 'pays, priced here': 'no',
-      'needs, priced GPU': '0.30', 'pays, priced GPU': 'pays'}]
+    [{'g': '-8', 'a stage adds': '0.50', 'needs, priced, this machine': '0.90–1.10', 'pays, priced, this machine': 'no',
+      'needs, priced, large target': '0.30', 'pays, priced, large target': 'pays'}]
     """
     out = []
     for p in prices:
@@ -253,12 +253,12 @@ def regime_rows(prices: list[dict], drafter: str) -> list[dict]:
         opened = p["tokens_added"] is not None
         need = p["here_needed"]
         out.append({"g": f"{p['threshold']:g}", "a stage adds": f"{p['tokens_added']:.2f}" if opened else "–",
-                    "needs, priced here": ("–" if not opened else "noise" if need.low <= 0   # never below nothing
-                                           else f"{need.median:.2f}" if f"{need.low:.2f}" == f"{need.high:.2f}"
-                                           else f"{need.low:.2f}–{need.high:.2f}"),
-                    "pays, priced here": SHORT[p["here"]],
-                    "needs, priced GPU": f"{p['there_needed']:.2f}" if opened else "–",
-                    "pays, priced GPU": SHORT[p["there"]]})
+                    "needs, priced, this machine": ("–" if not opened else "noise" if need.low <= 0   # never below nothing
+                                                    else f"{need.median:.2f}" if f"{need.low:.2f}" == f"{need.high:.2f}"
+                                                    else f"{need.low:.2f}–{need.high:.2f}"),
+                    "pays, priced, this machine": SHORT[p["here"]],
+                    "needs, priced, large target": f"{p['there_needed']:.2f}" if opened else "–",
+                    "pays, priced, large target": SHORT[p["there"]]})
     return out
 
 

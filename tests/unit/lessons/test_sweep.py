@@ -117,8 +117,8 @@ def test_a_later_stage_is_priced_run_by_run_here_and_once_on_the_large_target_pr
     assert regime_verdict(prices, "dloop", "DLoop", "this machine", "the large-target profile") == (
         "DLoop: on this machine it starts to pay at g = -12, where it adds 1.25 tokens and needs 0.83; priced on "
         "the large-target profile it starts to pay at g = -8, where it adds 0.75 tokens and needs 0.57.")
-    assert [r["pays, priced here"] for r in regime_rows(prices, "dloop")] == ["–", "noise", "pays"]
-    assert [r["needs, priced here"] for r in regime_rows(prices, "dloop")] == ["–", "0.67–1.00", "0.67–1.00"]
+    assert [r["pays, priced, this machine"] for r in regime_rows(prices, "dloop")] == ["–", "noise", "pays"]
+    assert [r["needs, priced, this machine"] for r in regime_rows(prices, "dloop")] == ["–", "0.67–1.00", "0.67–1.00"]
 
 
 def test_a_stage_that_pays_nowhere_here_says_where_it_came_closest_and_where_the_runs_disagree():
@@ -137,5 +137,5 @@ def test_a_stage_that_pays_nowhere_here_says_where_it_came_closest_and_where_the
 def test_a_need_whose_runs_reach_zero_is_shown_as_noise_never_as_negative_tokens():
     from specviz.lessons.protocol import spread
     _, two, _ = planted_regimes()
-    assert regime_rows([dict(two, here_needed=spread([-0.8, 1.7]))], "dloop")[0]["needs, priced here"] == "noise"
-    assert regime_rows([dict(two, here_needed=spread([0.5, 0.5]))], "dloop")[0]["needs, priced here"] == "0.50"
+    assert regime_rows([dict(two, here_needed=spread([-0.8, 1.7]))], "dloop")[0]["needs, priced, this machine"] == "noise"
+    assert regime_rows([dict(two, here_needed=spread([0.5, 0.5]))], "dloop")[0]["needs, priced, this machine"] == "0.50"
