@@ -34,8 +34,15 @@ def sidebar(page):
     return page.get_by_test_id("stSidebar")
 
 
+def person(browser, width: int, height: int):
+    """One person's browser (a context of its own: its own session) with a screen of that size."""
+    page = browser.new_context(viewport={"width": width, "height": height}).new_page()
+    page.set_default_navigation_timeout(600_000)   # a busy server can take minutes to serve a page
+    return page
+
+
 def start_class(browser, url: str):
-    page = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
+    page = person(browser, 1280, 900)
     page.goto(f"{url}/draft_and_verify?presenter=1")
     # drawn, not quiet: a page whose models load on a busy server reruns its loading line every second
     expect(page.locator("h1").first).to_contain_text("Draft and verify", timeout=600_000)
@@ -73,7 +80,7 @@ def test_a_class_on_one_server(browser):
         teacher, code = start_class(browser, url)
         students = []
         for _ in range(3):
-            s = browser.new_context(viewport={"width": 1024, "height": 768}).new_page()
+            s = person(browser, 1024, 768)
             s.goto(f"{url}/?class={code}")
             students.append(s)
         on_page(students, "Draft and verify")
@@ -116,7 +123,7 @@ def test_a_class_of_eight_across_two_servers_sharing_redis_through_pages_votes_a
         teacher, code = start_class(browser, one)
         students = []
         for i in range(8):   # half on each server, at a laptop's 1024 pixels
-            s = browser.new_context(viewport={"width": 1024, "height": 768}).new_page()
+            s = person(browser, 1024, 768)
             s.goto(f"{(one, two)[i % 2]}/?class={code}")
             students.append(s)
         on_page(students, "Draft and verify")
