@@ -111,10 +111,10 @@ if go:
     try:
         st.session_state["home_race"] = run_race(lanes, st.progress(0.0, f"Racing {RACES} times…"))
         st.session_state.pop("home_fastest", None)   # the race is the fresher figure
-    except ValueError as e:
+        if m is None:
+            st.rerun()   # the models arrived during the race: draw the page with its drafter box
+    except ValueError as e:   # a prompt over the host's limit: said here, and kept on screen
         st.error(str(e))
-    if m is None:
-        st.rerun()   # the models arrived during the race: draw the page with its drafter box
 fastest = st.session_state.get("home_fastest")
 if fastest and revealed:   # which setting wins is part of the answer
     fastest_line.caption(race.fastest_caption(fastest, appkit.drafter_label))
