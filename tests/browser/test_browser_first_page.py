@@ -8,8 +8,9 @@ which a run draws only while the load has not finished. The seconds from the ser
 usable home are printed for docs/benchmarks.md, never asserted (a busy machine is slower, not wrong).
 
 One fresh server (its own, not the session's shared one: the shared server has loaded its models
-long ago). At a projector's 1024×768 in presenter mode, as a lecturer opens it; the page after its
-race is saved whole as artifacts/first-page-home-raced.png.
+long ago). At a projector's 1024×768 in presenter mode, as a lecturer opens it; its first screen while
+the models load is saved as artifacts/first-page-home-loading.png, the page after its race whole as
+artifacts/first-page-home-raced.png.
 """
 import time
 
@@ -34,6 +35,8 @@ def test_home_and_its_race_button_are_usable_while_the_models_still_load(browser
         expect(race).to_be_enabled()
         usable = time.monotonic() - started
         still_loading = loading.count() > 0
+        ARTIFACTS.mkdir(exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / "first-page-home-loading.png"))   # the first screen a newcomer sees
         print(f"\nfirst page: server up {serving:.1f} s, home and race button drawn {drawn:.1f} s, race usable "
               f"{usable:.1f} s after `streamlit run` (models still loading then: {still_loading})")
         race.click()   # pressed while the models load: it waits for them, then races
