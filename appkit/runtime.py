@@ -170,7 +170,9 @@ def models(wait: bool = True):
     return m
 
 
-@st.fragment(run_every=1.0)
+# every 3 s: often enough to redraw soon after the load, rarely enough that a browser sees the page at
+# rest between ticks (a test waiting for two quiet seconds is not held for the whole load)
+@st.fragment(run_every=3.0)
 def _load_clock(what: str):
     job = loading()
     if job.done:

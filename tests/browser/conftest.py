@@ -21,9 +21,14 @@ def browser():
 
 @pytest.fixture(scope="session")
 def app(server, browser):
-    """The server after its first visit (a lesson's link, as a class gets it)."""
-    from tests.browser.chromium import open_page, sync_api
-    page = open_page(browser, server + "/parallel_drafting", [])
-    sync_api.expect(page.locator("h1").first).to_contain_text("Parallel drafting")
+    """The server after its first visit (a lesson's link, as a class gets it), with its models loaded:
+    they load in a thread of their own while the page draws (appkit.runtime.loader), which takes
+    minutes on a busy 2-core CPU, longer than one page may take to settle."""
+    from tests.browser.chromium import settle, sync_api
+    page = browser.new_page(viewport={"width": 1400, "height": 2600})
+    page.goto(server + "/parallel_drafting")
+    sync_api.expect(page.locator("h1").first).to_contain_text("Parallel drafting", timeout=300_000)
+    sync_api.expect(page.get_by_text("Model set:").first).to_be_attached(timeout=1_200_000)   # the sidebar's status
+    settle(page)
     page.close()
     return server
