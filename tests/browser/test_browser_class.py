@@ -41,6 +41,15 @@ def person(browser, width: int, height: int):
     return page
 
 
+def loaded(browser, url: str):
+    """A server after its first visit, with its models loaded: they load in a thread of their own
+    while pages draw (appkit.runtime.loader), which takes minutes on a busy 2-core CPU."""
+    page = person(browser, 1024, 768)
+    page.goto(url + "/parallel_drafting")
+    expect(page.get_by_text("Model set:").first).to_be_attached(timeout=1_200_000)   # the sidebar's status
+    page.context.close()
+
+
 def start_class(browser, url: str):
     page = person(browser, 1280, 900)
     page.goto(f"{url}/draft_and_verify?presenter=1")
@@ -55,11 +64,11 @@ def start_class(browser, url: str):
     return page, code
 
 
-def on_page(students, title: str, wait_ms: int = 120_000):
+def on_page(students, title: str):
     """Every follower shows the presenter's page whole: one title, that page's, and no error box."""
     for i, s in enumerate(students):
         try:
-            expect(s.locator("h1").first).to_contain_text(title, timeout=wait_ms)
+            expect(s.locator("h1").first).to_contain_text(title, timeout=120_000)
             assert s.locator("h1").count() == 1, s.locator("h1").all_inner_texts()
             assert s.get_by_test_id("stException").count() == 0
         except AssertionError:
@@ -68,9 +77,9 @@ def on_page(students, title: str, wait_ms: int = 120_000):
             raise
 
 
-def vote(students, question: str, choices: list[str], wait_ms: int = 120_000):
+def vote(students, question: str, choices: list[str]):
     for s, choice in zip(students, choices):
-        expect(s.get_by_text(question).last).to_be_visible(timeout=wait_ms)
+        expect(s.get_by_text(question).last).to_be_visible(timeout=120_000)
         s.get_by_role("radiogroup").get_by_text(choice, exact=True).click()
         expect(s.get_by_text(re.compile(r"Your answer is counted")).last).to_be_visible(timeout=120_000)
 
@@ -120,22 +129,21 @@ def test_a_class_of_eight_across_two_servers_sharing_redis_through_pages_votes_a
     config.write_text(f'[classes]\nstore = "{redis_url}"\n[sets.embedded]\nembedded = true\n')
     env = {"SPECVIZ_CONFIG": str(config)}
     with streamlit_server(env) as one, streamlit_server(env) as two:
+        loaded(browser, one)
+        loaded(browser, two)
         teacher, code = start_class(browser, one)
         students = []
         for i in range(8):   # half on each server, at a laptop's 1024 pixels
             s = person(browser, 1024, 768)
             s.goto(f"{(one, two)[i % 2]}/?class={code}")
             students.append(s)
-        # the presenter's page is shared once it has run, and lesson 1 first waits for the models, which a
-        # busy server can take minutes to load
-        on_page(students, "Draft and verify", wait_ms=600_000)
+        on_page(students, "Draft and verify")
         expect(sidebar(teacher).get_by_test_id("stMarkdown").filter(has_text=f"Class {code}:").first).to_contain_text(
             "(8 following now)", timeout=120_000)
 
         # prediction 1 on lesson 1; a student reloads after voting: still counted, and only once
         teacher.get_by_role("button", name="Next phase").click()
-        # the first thing on server two that needs the models: a busy machine can take minutes to load them
-        vote(students, QUESTION_1, ["1", "2"] * 4, wait_ms=600_000)
+        vote(students, QUESTION_1, ["1", "2"] * 4)
         expect(teacher.get_by_text("8 of 8 following students have answered.").last).to_be_visible(timeout=120_000)
         students[3].reload()
         expect(students[3].get_by_text("This browser has answered").last).to_be_visible(timeout=120_000)
