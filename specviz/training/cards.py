@@ -1,8 +1,9 @@
 """Write a model card (README.md) beside each shipped model.
 
 Facts come from the training run (training.json) and from measurements made here when the
-card is written: held-out perplexity, the median time of one decode step, three greedy
-sample generations. Nothing is typed in by hand.
+card is written: held-out perplexity and its curve over the run, the median time of one decode
+step, greedy sample generations, and whether the greedy continuations of the held-out workload
+prompts loop or parse (specviz.training.readable). Nothing is typed in by hand.
 
 What it leaves out: benchmark numbers of speculative decoding (see `python -m specviz bench`).
 """
@@ -20,6 +21,7 @@ from specviz.generator.drafters.autoregressive import TransformersDecoder
 from specviz.generator.models import ready
 from specviz.training.calibrate import TEMPERATURES
 from specviz.training.lm import encode_corpus, heldout_loss
+from specviz.training.readable import most_repeated, parses
 
 SAMPLE_PROMPTS = ["The best way to learn is to", "It was a fine morning, and Elizabeth",
                   'Anne asked, "Could you open the window?" "Yes,', "def read_lines(path):\n    "]
@@ -36,7 +38,9 @@ def data_note(corpus: dict) -> str:
   equal odds. 2% of documents are held out; the rest is written {corpus['prose_repeats']} times into the mix.
 - code: the Python standard library as shipped in Debian's `{corpus['code_package']}`,
   licence {corpus['code_license']}. {corpus['code_files']} files train; {len(corpus['heldout_code_files'])} whole files are held out
-  ({', '.join(f'`{f}`' for f in corpus['heldout_code_files'])}).
+  ({', '.join(f'`{f}`' for f in corpus['heldout_code_files'])}).""" + (f"""
+  The core modules Debian ships apart, `{corpus['core_package']}` ({corpus['core_files']} files, same
+  licence), only train.""" if "core_package" in corpus else "") + f"""
 
 Prose is {corpus['prose_share_of_characters']:.0%} of the training characters."""
 
@@ -69,6 +73,40 @@ def samples(model, tok, n_new: int = 40) -> list[str]:
     return out
 
 
+@torch.no_grad()
+def continuations(model, tok, prompts: list[str], n_new: int = 64) -> list[str]:
+    """Greedy continuations of `prompts`, as `samples` makes them."""
+    out = []
+    for prompt in prompts:
+        ids = torch.tensor([[tok.eos_token_id] + tok.encode(prompt)])
+        y = model.generate(ids, do_sample=False, max_new_tokens=n_new, eos_token_id=tok.eos_token_id,
+                           pad_token_id=tok.eos_token_id)
+        out.append(tok.decode(y[0, ids.size(1):]))
+    return out
+
+
+def readable_facts(model, tok) -> dict:
+    """The held-out workload prompts' greedy 64-token continuations: each prose one's most
+    repeated word 4-gram count, and whether each code one parses to its last complete line."""
+    from specviz.lessons.workloads import WORKLOADS
+    prose = continuations(model, tok, WORKLOADS["prose"])
+    code = continuations(model, tok, WORKLOADS["code"])
+    return {"prose_most_repeated_4gram": [most_repeated(t)[0] for t in prose],
+            "code_parses": [parses(p, t) for p, t in zip(WORKLOADS["code"], code)]}
+
+
+def curve_rows(curve: list[dict], last: int = 6) -> str:
+    """The card's table of the run's last held-out perplexities.
+
+    >>> print(curve_rows([{"step": 500, "tokens": 2048000, "prose": 40.1, "code": 80.2}]))
+    | step | tokens | prose | code |
+    |---|---|---|---|
+    | 500 | 2,048,000 | 40.1 | 80.2 |
+    """
+    rows = [f"| {p['step']} | {p['tokens']:,} | {p['prose']} | {p['code']} |" for p in curve[-last:]]
+    return "\n".join(["| step | tokens | prose | code |", "|---|---|---|---|"] + rows)
+
+
 def write_card(model_dir: Path, heldout: dict[str, Path], corpus: dict, role: str,
                decoder=TransformersDecoder) -> dict:
     """Measure a causal LM on each workload's held-out text ({workload: file}) and write its
@@ -78,8 +116,10 @@ def write_card(model_dir: Path, heldout: dict[str, Path], corpus: dict, role: st
     tok = AutoTokenizer.from_pretrained(model_dir)
     ppl = {w: round(float(np.exp(heldout_loss(model, encode_corpus(tok, txt)))), 2) for w, txt in heldout.items()}
     step = decode_step_ms(decoder(model), model.config.vocab_size)
-    facts.update(heldout_perplexity=ppl, decode_step_ms=round(step, 2))
+    facts.update(heldout_perplexity=ppl, decode_step_ms=round(step, 2), readable=readable_facts(model, tok))
     gens = samples(model, tok)
+    r = facts["readable"]
+    curve = facts.get("heldout_curve") or []
     c = facts["config"]
     card = f"""# specviz {facts['name']}: {role}
 
@@ -101,6 +141,17 @@ loaded in fp32 on a CPU.
 ## Data and licence
 
 {data_note(corpus)}
+""" + (f"""
+## Held-out perplexity over the run's last stretch
+
+{curve_rows(curve)}
+""" if curve else "") + f"""
+## Readable?
+
+Greedy 64-token continuations of the {len(r['code_parses'])} held-out prompts of each workload (`specviz.lessons.workloads`):
+prose that loops (a word 4-gram 3 or more times): {sum(c >= 3 for c in r['prose_most_repeated_4gram'])} of {len(r['prose_most_repeated_4gram'])}
+(most repeated 4-gram counts {r['prose_most_repeated_4gram']}); code that parses to its last complete line:
+{sum(r['code_parses'])} of {len(r['code_parses'])}.
 
 ## Greedy samples
 
