@@ -19,6 +19,7 @@ from transformers import AutoModelForCausalLM, AutoTokenizer
 
 from specviz.generator.drafters.autoregressive import TransformersDecoder
 from specviz.generator.models import ready
+from specviz.lessons.workloads import WORKLOADS
 from specviz.training.calibrate import TEMPERATURES
 from specviz.training.lm import encode_corpus, heldout_loss
 from specviz.training.readable import most_repeated, parses
@@ -88,7 +89,6 @@ def continuations(model, tok, prompts: list[str], n_new: int = 64) -> list[str]:
 def readable_facts(model, tok) -> dict:
     """The held-out workload prompts' greedy 64-token continuations: each prose one's most
     repeated word 4-gram count, and whether each code one parses to its last complete line."""
-    from specviz.lessons.workloads import WORKLOADS
     prose = continuations(model, tok, WORKLOADS["prose"])
     code = continuations(model, tok, WORKLOADS["code"])
     return {"prose_most_repeated_4gram": [most_repeated(t)[0] for t in prose],
