@@ -14,9 +14,10 @@ from the target's next-token distribution, not the corpus cross-entropy, because
 worth what it agrees with the target, not what it knows about the text (a cross-entropy term
 let a long-trained drafter learn the corpus past an under-trained target).
 
-Forward passes run under bfloat16 autocast (weights, gradients and the optimizer stay fp32): on
-a CPU with bf16 matrix units (AVX512-BF16, AMX) a target step takes less than half the fp32
-time (docs/benchmarks.md, "Training"); held-out loss is measured in fp32.
+Forward passes run under bfloat16 autocast (weights, gradients and the optimizer stay fp32) on a
+GPU and on a CPU with bf16 matrix units (AVX512-BF16, AMX), where a target step takes less than
+half the fp32 time (docs/benchmarks.md, "Training"); a CPU without them trains in fp32, since
+emulated bf16 is slower than fp32 by tens of times. Held-out loss is measured in fp32.
 
 What it leaves out: multi-GPU, gradient accumulation.
 """
@@ -63,9 +64,21 @@ def make_config(tok: PreTrainedTokenizerFast, sizes: dict) -> LlamaConfig:
                        pad_token_id=eot, **sizes)
 
 
+def cpu_has_bf16() -> bool:
+    """Whether this CPU has bf16 matrix instructions (AVX512-BF16 or AMX); Linux's cpuinfo flags."""
+    try:
+        flags = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return False
+    return "avx512_bf16" in flags or "amx_bf16" in flags
+
+
 def autocast():
-    """bfloat16 autocast for a training forward pass, on whichever device type torch uses."""
-    return torch.autocast("cuda" if torch.cuda.is_available() else "cpu", dtype=torch.bfloat16)
+    """bfloat16 autocast for a training forward pass on a GPU or a CPU with bf16 units; fp32
+    elsewhere: on an AVX2-only CPU a bf16 target step took 95 s where fp32 takes about one."""
+    if torch.cuda.is_available():
+        return torch.autocast("cuda", dtype=torch.bfloat16)
+    return torch.autocast("cpu", dtype=torch.bfloat16, enabled=cpu_has_bf16())
 
 
 def batches(ids: np.ndarray, batch: int, seq_len: int, gen: torch.Generator):
