@@ -64,19 +64,9 @@ def decode_step_ms(decoder, vocab_size: int, context: int = 128, repeats: int = 
 
 
 @torch.no_grad()
-def samples(model, tok, n_new: int = 40) -> list[str]:
-    out = []
-    for prompt in SAMPLE_PROMPTS:
-        ids = torch.tensor([[tok.eos_token_id] + tok.encode(prompt)])
-        y = model.generate(ids, do_sample=False, max_new_tokens=n_new, eos_token_id=tok.eos_token_id,
-                           pad_token_id=tok.eos_token_id)
-        out.append(prompt + tok.decode(y[0, ids.size(1):]))
-    return out
-
-
-@torch.no_grad()
 def continuations(model, tok, prompts: list[str], n_new: int = 64) -> list[str]:
-    """Greedy continuations of `prompts`, as `samples` makes them."""
+    """Greedy continuations of `prompts` (the text after each prompt), after an end-of-text token
+    as the engine starts a document."""
     out = []
     for prompt in prompts:
         ids = torch.tensor([[tok.eos_token_id] + tok.encode(prompt)])
@@ -117,7 +107,7 @@ def write_card(model_dir: Path, heldout: dict[str, Path], corpus: dict, role: st
     ppl = {w: round(float(np.exp(heldout_loss(model, encode_corpus(tok, txt)))), 2) for w, txt in heldout.items()}
     step = decode_step_ms(decoder(model), model.config.vocab_size)
     facts.update(heldout_perplexity=ppl, decode_step_ms=round(step, 2), readable=readable_facts(model, tok))
-    gens = samples(model, tok)
+    gens = [p + c for p, c in zip(SAMPLE_PROMPTS, continuations(model, tok, SAMPLE_PROMPTS, n_new=40))]
     r = facts["readable"]
     curve = facts.get("heldout_curve") or []
     c = facts["config"]

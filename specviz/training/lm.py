@@ -31,6 +31,7 @@ from pathlib import Path
 import numpy as np
 import torch
 import torch.nn.functional as F
+from safetensors.torch import load_file, save_file
 from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
 
 EOT = "<|endoftext|>"
@@ -128,7 +129,6 @@ def save_carry(model, state: dict, gen: torch.Generator, carry_dir: Path) -> Non
     """The run as it carries to another session: bf16 weights and the state, no optimizer."""
     carry_dir.mkdir(parents=True, exist_ok=True)
     bf16 = {k: v.detach().to(torch.bfloat16).contiguous() for k, v in model.state_dict().items()}
-    from safetensors.torch import save_file
     save_file({k: v for k, v in bf16.items() if k != "lm_head.weight"}, carry_dir / "model.safetensors")
     saved = dict(state, gen=base64.b64encode(gen.get_state().numpy().tobytes()).decode())
     (carry_dir / "state.json").write_text(json.dumps(saved, indent=1))
@@ -136,7 +136,6 @@ def save_carry(model, state: dict, gen: torch.Generator, carry_dir: Path) -> Non
 
 def load_carry(model, gen: torch.Generator, carry_dir: Path) -> dict:
     """Weights and state from `save_carry`; returns the state, marked with where it resumed."""
-    from safetensors.torch import load_file
     model.load_state_dict(load_file(carry_dir / "model.safetensors"), strict=False)   # lm_head is tied
     state = json.loads((carry_dir / "state.json").read_text())
     gen.set_state(torch.frombuffer(bytearray(base64.b64decode(state.pop("gen"))), dtype=torch.uint8))
