@@ -20,12 +20,11 @@ import torch
 
 from appkit.screen import stop
 from appkit.state import DEVICE, MODEL_SET
-from specviz.generator.models import DRAFTER_LABELS, pick_device
+from specviz.generator.devices import cpu_name, pick_device
+from specviz.generator.drafters.names import DRAFTER_LABELS
 from specviz.generator.threads import fit_threads
 from specviz.hosting.background import Background
-from specviz.hosting.config import (DEFAULT, REPO_CONFIG, Config, Limits, ModelSetError, check_limits,
-                                    load_config, load_model_set)
-from specviz.lessons.checklist import cpu_name
+from specviz.hosting.config import DEFAULT, REPO_CONFIG, Config, Limits, ModelSetError, check_limits, load_config
 
 S_INPUTS = "inputs_of_"   # + a remembered figure's name: the inputs it was computed from (see remember)
 
@@ -85,6 +84,9 @@ def loader(set_name: str, device: str) -> Background:
     cfg, lock = config(), _lock()
 
     def load():
+        # imported here, in the loading thread: transformers' model classes take seconds to import,
+        # and the first page draws without them (nothing else the pages draw at first needs them)
+        from specviz.hosting.model_sets import load_model_set
         m = load_model_set(cfg, set_name, device)
         with lock:
             return m, fit_threads(m)

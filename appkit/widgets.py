@@ -11,7 +11,7 @@ import streamlit as st
 
 from appkit.runtime import limits
 from appkit.state import at_most, default, key
-from specviz.generator.models import DRAFTER_LABELS
+from specviz.generator.drafters.names import DRAFTER_LABELS
 from specviz.lessons import pricing
 
 GPU_EDIT = "keep_gpu_"   # + a field of pricing.FIELDS: the large-target profile as lesson 7 edits it

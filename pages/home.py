@@ -8,8 +8,15 @@ from appkit.runtime import loading, loading_note
 from specviz.generator.settings import Settings
 from specviz.generator.threads import fit_threads
 from specviz.lessons.presets import PRESETS
-from specviz.lessons import race
 from specviz.viz.race import lane_html
+
+
+def race():
+    """specviz.lessons.race, imported where first used: it brings the engine and transformers' model
+    classes, seconds of a server's first run, and a newcomer's first page draws without them."""
+    from specviz.lessons import race as module
+    return module
+
 
 REPLAY_SECONDS = 3.0   # the slower runner's measured decode time, stretched to this on screen
 RACES = 5              # races per click: the speedup is shown as their median and range
@@ -45,7 +52,7 @@ if "home_fastest_pending" in st.session_state:   # a measurement asked for the s
 
 def open_on(models):
     """The drafter and k the race opens with (race.opening_setting), unless this session chose them."""
-    opening = race.opening_setting(list(models.drafter_models), models.block_drafters(markov=True))
+    opening = race().opening_setting(list(models.drafter_models), models.block_drafters(markov=True))
     appkit.default("keep_home_drafter", opening[0])
     appkit.default("keep_home_k", opening[1])
 
@@ -64,7 +71,7 @@ def find_fastest(bar):
     """Measure every drafter at k = 2 and 4 against plain decoding, now, and open the race on the fastest."""
     with appkit.engine():
         fit_threads(m)   # the cores free now
-        best = race.fastest_setting(m, PRESETS[0], list(m.drafter_models), progress=lambda done, total: bar.progress(
+        best = race().fastest_setting(m, PRESETS[0], list(m.drafter_models), progress=lambda done, total: bar.progress(
             done / total, f"Measuring every drafter on this machine: run {done + 1} of {total}…"))
     bar.empty()
     st.session_state["home_fastest"] = best
@@ -90,17 +97,17 @@ def run_race(lanes, bar):
     appkit.check(st.session_state["keep_home_prompt"], settings)
     with appkit.engine():
         threads = fit_threads(models)     # the cores free now decide how many threads the race uses
-        res = race.run(models, st.session_state["keep_home_prompt"], settings, RACES,
+        res = race().run(models, st.session_state["keep_home_prompt"], settings, RACES,
                        progress=lambda done, total: bar.progress(done / total, f"Race {done} of {total} run…"))
     bar.empty()
     runners = res["races"][res["median"]]
     start = time.perf_counter()
-    for at, i, n, ms in race.frames(runners, REPLAY_SECONDS):
+    for at, i, n, ms in race().frames(runners, REPLAY_SECONDS):
         time.sleep(max(0.0, start + at - time.perf_counter()))
         r = runners[i]
         lanes[i].html(lane_html(r.name, r.texts[:n], ms, n == len(r.texts), plain=i == 0))
     return {"lanes": [(r.name, r.texts, r.ms_per_token, r.elapsed_ms) for r in runners],
-            "speedup": res["speedup"], "verdict": race.verdict(*runners), "threads": threads}
+            "speedup": res["speedup"], "verdict": race().verdict(*runners), "threads": threads}
 
 
 failed = m is None and loading().done   # the load failed: the sidebar says why
@@ -117,7 +124,7 @@ if go:
         st.error(str(e))
 fastest = st.session_state.get("home_fastest")
 if fastest and revealed:   # which setting wins is part of the answer
-    fastest_line.caption(race.fastest_caption(fastest, appkit.drafter_label))
+    fastest_line.caption(race().fastest_caption(fastest, appkit.drafter_label))
 result = st.session_state.get("home_race")
 if result and revealed:
     for i, (lane, (name, texts, mspt, _)) in enumerate(zip(lanes, result["lanes"])):
@@ -128,17 +135,8 @@ if result and revealed:
     st.markdown(f"**Same text:** {'yes, token for token' if same else 'no'} · "
                 f"**plain** {plain_ms:.1f} ms/token · **speculative** {spec_ms:.1f} ms/token · "
                 f"**speedup** {speed.label(unit='×')}")
-    rounds = (f"A speculative round committed **{why['tokens_per_round']:.2f} tokens** and cost as much time as "
-              f"**{why['round_in_steps']:.2f} one-token steps** of plain decoding")
-    if speed.low <= 1.0 <= speed.high:
-        st.info(f"Faster or slower here is **within this machine's noise**: the {speed.n} races fell on both sides "
-                f"of 1×. {rounds}. Lesson 7 takes a round's time apart.")
-    elif speed.median < 1.0:
-        st.warning(f"Speculation lost on this machine now. {rounds}: a round pays off only when it commits more "
-                   "tokens than the steps it costs. That is lesson 7's arithmetic, and this drafter and k did not "
-                   "meet it here; press **Find the fastest setting on this machine**.")
-    else:
-        st.caption(f"{rounds}: more tokens than steps, so it wins.")
+    tone, said = race().explain(speed, why)
+    {"noise": st.info, "lost": st.warning, "won": st.caption}[tone](said)
     st.caption(f"The lanes replay the median of the {speed.n} races; the models used {result['threads']['threads']} "
                f"thread(s) of the {result['threads']['cores']} free cores, the count measured fastest just before "
                "the race.")

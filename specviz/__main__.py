@@ -29,7 +29,8 @@ def cmd_models(args):
 
 def load_configured(path: str, name: str | None):
     """A host's model set and limits, as the app loads them (specviz.hosting.config)."""
-    from specviz.hosting.config import ModelSetError, load_config, load_model_set
+    from specviz.hosting.config import ModelSetError, load_config
+    from specviz.hosting.model_sets import load_model_set
     try:
         config = load_config(path)
         return load_model_set(config, name), config.limits

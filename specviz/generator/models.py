@@ -5,7 +5,7 @@ then Apple MPS, then CPU. The embedded models run in fp32 on every device (the s
 weights are upcast): on the CPU bf16 matmuls are slow and less exact, and on a GPU models this
 small are bound by kernel launches, not arithmetic, so half precision would buy no speed and
 would make the lessons' numbers differ from device to device. Large models a host configures
-default to half precision on a GPU (`pick_device`).
+default to half precision on a GPU (specviz.generator.devices.pick_device).
 
 Drafter folders load by what their config.json says (`load_model`): our block drafters, the
 published block drafters of z-lab, DeepSpec and transformers (specviz.generator.drafters.published,
@@ -23,10 +23,12 @@ from transformers import AutoModelForCausalLM, AutoTokenizer
 from transformers.utils import logging as hf_logging
 
 from specviz.generator.cpu_linear import use_fast_layouts
+from specviz.generator.devices import pick_device
 from specviz.generator.drafters.autoregressive import AutoregressiveDrafter
 from specviz.generator.drafters.base import Drafter
 from specviz.generator.drafters.block import BlockDrafter
 from specviz.generator.drafters.block_model import BlockDrafterConfig, BlockDrafterModel
+from specviz.generator.drafters.names import LOOPING
 from specviz.generator.drafters.published import detect, load_published
 from specviz.generator.drafters.prompt_lookup import PromptLookupDrafter
 
@@ -37,21 +39,6 @@ MODELS_DIR = Path(os.environ.get("SPECVIZ_MODELS_DIR", Path(__file__).resolve().
 EMBEDDED = {"target": "target", "drafters": {
     "ar": "drafter-ar", "lookup": None, "dflash": "drafter-dflash", "dspark": "drafter-dspark",
     "dloop": "drafter-dspark-loop", "dloop-plain": "drafter-dspark"}}
-DRAFTER_LABELS = {"ar": "autoregressive (1-layer model)", "lookup": "prompt lookup (no model)",
-                  "dflash": "DFlash (parallel block)", "dspark": "DSpark (block + Markov head)",
-                  "dloop": "DLoop (DSpark stages, loop-aware training)",
-                  "dloop-plain": "DLoop without loop-aware training"}
-LOOPING = ("dloop", "dloop-plain")
-LOOP_SUFFIX = "-dloop"   # a configured set offers each block drafter X also as X-dloop, run in DLoop's stages
-
-
-def pick_device(device: str | None = None) -> tuple[torch.device, torch.dtype]:
-    """The device to run on (None: the best there is) and the dtype a large model runs in there."""
-    if device is None:
-        device = "cuda" if torch.cuda.is_available() else (
-            "mps" if torch.backends.mps.is_available() else "cpu")
-    dev = torch.device(device)
-    return dev, (torch.float32 if dev.type == "cpu" else torch.bfloat16 if dev.type == "cuda" else torch.float16)
 
 
 @dataclass

@@ -18,7 +18,6 @@ import os
 import statistics
 
 import torch
-from transformers import DynamicCache
 
 from specviz.generator.clock import Stopwatch
 
@@ -54,8 +53,7 @@ def time_threads(models, counts: list[int], repeats: int = 5, context: int = 32)
 
     def one_run(n: int) -> float:
         torch.set_num_threads(n)
-        cache = DynamicCache()
-        models.target(ids, cache=cache, use_cache=True)
+        cache = models.target(ids, use_cache=True).cache   # a fresh cache, made by the model
         watch = Stopwatch(models.device)
         watch.mark()
         models.target(ids[:, -1:], cache=cache, use_cache=True)

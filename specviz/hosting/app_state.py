@@ -13,7 +13,7 @@ from specviz.generator.sampling import SamplingSettings
 from specviz.generator.settings import VERIFIERS, Settings
 from specviz.hosting.config import Limits
 from specviz.lessons.presets import PRESETS
-from specviz.lessons.stepping import PHASE_ORDER, Cursor
+from specviz.lessons.cursor import PHASE_ORDER, Cursor
 
 VERIFIER_LABELS = {"greedy": "greedy (argmax match)", "sampling": "speculative sampling (ratio + residual)",
                    "match": "target-draw matching"}

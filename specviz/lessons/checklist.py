@@ -8,11 +8,11 @@ Reported rows repeat only what the seed states; anything it leaves out says so.
 What it leaves out: running anyone else's benchmark (the reported rows are quoted, not measured).
 """
 import os
-import platform
 
 import torch
 import transformers
 
+from specviz.generator.devices import cpu_name
 from specviz.lessons.cost import regimes
 from specviz.lessons.pricing import LARGE_GPU, Comparison
 
@@ -52,18 +52,6 @@ REPORTED = [
      "timed boundary": "Table A2's reported throughput (tok/s); not stated whether aggregate or per user",
      "result": "about +4.5% throughput against DSpark alone (computed from reported throughput)"},
 ]
-
-
-def cpu_name() -> str:
-    """The CPU model from /proc/cpuinfo where there is one, else what platform reports."""
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
 
 
 def hardware(device: torch.device) -> str:

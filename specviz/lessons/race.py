@@ -13,16 +13,16 @@ plain decoding, with two to three times as many rounds, paid for more of it (on 
 One race is one draw from a noisy machine, so `run` races several times (the protocol of
 specviz.lessons.protocol: the sides alternate inside each race, the speedup is given as the
 median and range over races) and replays the median race. `fastest_setting` picks the drafter
-and block size the page opens with by measuring them on this server, and `verdict` says, with
-the race's own numbers, why speculation won or lost: tokens committed per round against what a
-round costs in one-token steps.
+and block size the page opens with by measuring them on this server, `verdict` says, with the
+race's own numbers, why speculation won or lost: tokens committed per round against what a round
+costs in one-token steps, and `explain` puts that in the page's words, within the noise or not.
 
 What it leaves out: prefill (time to first token); both runners pay it before the start line.
 """
 from dataclasses import dataclass, field
 
 from specviz.generator.engine import Generation
-from specviz.generator.models import DRAFTER_LABELS
+from specviz.generator.drafters.names import DRAFTER_LABELS
 from specviz.generator.settings import Settings
 from specviz.lessons import protocol
 from specviz.lessons.cost import trace_costs
@@ -117,6 +117,30 @@ def verdict(plain: Runner, spec: Runner) -> dict:
     round_in_steps = spec.elapsed_ms / rounds / plain.ms_per_token
     return {"tokens_per_round": tokens_per_round, "round_in_steps": round_in_steps,
             "wins": tokens_per_round > round_in_steps}
+
+
+def explain(speed, why: dict) -> tuple[str, str]:
+    """The race's result in words, from its speedup over races (a protocol.Spread) and the median
+    race's `verdict`: ("noise", …) when the races fell on both sides of 1×, ("lost", …) when all were
+    slower, ("won", …) when all were faster.
+
+    >>> from specviz.lessons.protocol import Spread
+    >>> why = {"tokens_per_round": 2.5, "round_in_steps": 1.9, "wins": True}
+    >>> explain(Spread(1.3, 1.2, 1.4, 5), why)
+    ('won', 'A speculative round committed **2.50 tokens** and cost as much time as **1.90 one-token steps** of plain decoding: more tokens than steps, so it wins.')
+    >>> explain(Spread(1.1, 0.9, 1.4, 5), why)[0], explain(Spread(0.8, 0.7, 0.9, 5), why)[0]
+    ('noise', 'lost')
+    """
+    rounds = (f"A speculative round committed **{why['tokens_per_round']:.2f} tokens** and cost as much time as "
+              f"**{why['round_in_steps']:.2f} one-token steps** of plain decoding")
+    if speed.low <= 1.0 <= speed.high:
+        return "noise", (f"Faster or slower here is **within this machine's noise**: the {speed.n} races fell on both "
+                         f"sides of 1×. {rounds}. Lesson 7 takes a round's time apart.")
+    if speed.median < 1.0:
+        return "lost", (f"Speculation lost on this machine now. {rounds}: a round pays off only when it commits more "
+                        "tokens than the steps it costs. That is lesson 7's arithmetic, and this drafter and k did not "
+                        "meet it here; press **Find the fastest setting on this machine**.")
+    return "won", f"{rounds}: more tokens than steps, so it wins."
 
 
 def opening_setting(drafters: list[str], markov: list[str]) -> tuple[str, int]:

@@ -6,62 +6,23 @@ trace, the live generation that can extend it, and the cursor: moving past the l
 round runs the engine for the next one, moving back or resetting never calls a model, and a
 saved trace (or the class presenter's) replays with no model at all.
 
-  Cursor        which round is on screen and how much of it is revealed
   Stepper       start, load, follow, move (forward, round, back, reset), go to a linked cursor
+
+`Cursor` (which round is on screen and how much of it is revealed) is specviz.lessons.cursor.
 
 What it leaves out: drawing (pages/draft_and_verify.py, specviz.viz) and reading the link
 (specviz.hosting.app_state reads a cursor from one).
 """
 import contextlib
 import time
-from dataclasses import dataclass
 
 from specviz.generator.engine import Generation
 from specviz.generator.trace import Trace
+from specviz.lessons.cursor import Cursor, order
 
-PHASE_ORDER = ("draft", "verify", "commit")
 ENDED_LIVE = "The generation has finished."
 ENDED_REPLAY = "End of the recorded trace."
 AHEAD = "The presenter has not shown this yet: this screen follows the presenter's."
-
-
-@dataclass(frozen=True)
-class Cursor:
-    """Where a page is in a recorded trace: `shown` rounds on screen (the current one is round
-    shown - 1) and the phase of the current round revealed so far.
-
-    >>> c = Cursor().forward(); c
-    Cursor(shown=1, phase='draft')
-    >>> c.forward().forward(), c.forward().forward().forward()
-    (Cursor(shown=1, phase='commit'), Cursor(shown=2, phase='draft'))
-    >>> Cursor(2, "draft").back(), Cursor(2, "verify").next_round()
-    (Cursor(shown=1, phase='commit'), Cursor(shown=2, phase='commit'))
-    """
-    shown: int = 0
-    phase: str = "commit"
-
-    def forward(self) -> "Cursor":
-        """The next phase; after commit, the draft phase of the next round."""
-        if self.phase == "commit":
-            return Cursor(self.shown + 1, "draft")
-        return Cursor(self.shown, PHASE_ORDER[PHASE_ORDER.index(self.phase) + 1])
-
-    def next_round(self) -> "Cursor":
-        """Finish the current round, or show the next one whole."""
-        if self.shown and self.phase != "commit":
-            return Cursor(self.shown, "commit")
-        return Cursor(self.shown + 1, "commit")
-
-    def back(self) -> "Cursor":
-        if self.shown == 0:
-            return self
-        if self.phase == "draft":
-            return Cursor(self.shown - 1, "commit")
-        return Cursor(self.shown, PHASE_ORDER[PHASE_ORDER.index(self.phase) - 1])
-
-
-def _order(c: Cursor) -> tuple[int, int]:
-    return c.shown, PHASE_ORDER.index(c.phase) if c.shown else len(PHASE_ORDER)
 
 
 class Stepper:
@@ -150,7 +111,7 @@ class Stepper:
         new = {"forward": self.cursor.forward, "round": self.cursor.next_round, "back": self.cursor.back,
                "reset": Cursor}[action]()
         self.last_move = time.monotonic()
-        if self.limit is not None and _order(new) > _order(self.limit):
+        if self.limit is not None and order(new) > order(self.limit):
             self.playing = False
             return AHEAD
         if new.shown == 0 or self.ensure(new.shown - 1):

@@ -1,6 +1,6 @@
 """Lesson settings from a shared link: valid values restore, bad ones fall back with a message."""
 from specviz.hosting.app_state import LessonSettings, from_params, to_params
-from specviz.lessons.stepping import Cursor
+from specviz.lessons.cursor import Cursor
 
 DRAFTERS = ["ar", "lookup"]
 

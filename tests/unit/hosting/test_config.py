@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 import torch
 
-from specviz.hosting.config import (DEFAULT, Limits, ModelSetError, check_limits, choose_set, load_config,
-                            load_model_set)
 from specviz.generator.engine import Generation
 from specviz.generator.models import MODELS_DIR
 from specviz.generator.settings import Settings
+from specviz.hosting.config import DEFAULT, Limits, ModelSetError, check_limits, choose_set, load_config
+from specviz.hosting.model_sets import load_model_set
 from tests.paths import ROOT
 
 EXAMPLE = ROOT / "specviz.example.toml"

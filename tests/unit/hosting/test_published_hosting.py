@@ -14,7 +14,8 @@ import torch
 from specviz.generator.engine import CHAT_NOTICE, Generation
 from specviz.generator.models import MODELS_DIR
 from specviz.generator.settings import Settings
-from specviz.hosting.config import ModelSetError, load_config, load_model_set
+from specviz.hosting.config import ModelSetError, load_config
+from specviz.hosting.model_sets import load_model_set
 from tests import published_layouts as layouts
 
 # Qwen3's convention: thinking off leaves an empty think section before the answer

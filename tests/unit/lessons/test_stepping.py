@@ -4,7 +4,8 @@ trace replays without one, and the end of a generation or a trace is said, not c
 import contextlib
 
 from specviz.generator.settings import Settings
-from specviz.lessons.stepping import AHEAD, ENDED_LIVE, ENDED_REPLAY, Cursor, Stepper
+from specviz.lessons.cursor import Cursor
+from specviz.lessons.stepping import AHEAD, ENDED_LIVE, ENDED_REPLAY, Stepper
 
 PROMPT = "The best way to learn is to"
 

@@ -8,7 +8,7 @@ from specviz.generator.engine import Generation
 from specviz.generator.settings import Settings
 from specviz.hosting.app_state import LINKED, cursor_params, read_cursor, read_link, write
 from specviz.lessons.presets import PRESETS
-from specviz.lessons.stepping import Cursor
+from specviz.lessons.cursor import Cursor
 from specviz.viz import cache, export, histories, tokens
 from specviz.viz.style import ACCEPTED, REJECTED
 
