@@ -27,33 +27,43 @@ def cmd_models(args):
         [f"target    {info['target']}"] + [f"{k:9} {v or '(no model)'}" for k, v in info["drafters"].items()]))
 
 
-def load_configured(path: str, name: str | None):
-    """A host's model set and limits, as the app loads them (specviz.hosting.config)."""
+def load_configured(path: str, name: str | None, check=lambda limits: None):
+    """A host's model set, as the app loads it (specviz.hosting.config), once `check(limits)` has
+    passed on the host's limits: a run the host refuses is refused before its models load."""
     from specviz.hosting.config import ModelSetError, load_config
     from specviz.hosting.model_sets import load_model_set
     try:
         config = load_config(path)
-        return load_model_set(config, name), config.limits
+        check(config.limits)
+        return load_model_set(config, name)
     except (ModelSetError, ValueError) as e:
         sys.exit(f"error: {e}")
 
 
 def cmd_generate(args):
-    from specviz.generator.engine import Generation
-    from specviz.generator.sampling import SamplingSettings
-    from specviz.generator.settings import Settings
-    from specviz.hosting.config import check_limits
+    # what the input says is checked before the models load (seconds) or the engine is imported
     if args.set and not args.config:
         sys.exit("error: --set names a model set of a config file: give --config FILE too")
-    m, limits = load_configured(args.config, args.set) if args.config else (load(), None)
+    from specviz.generator.sampling import SamplingSettings
+    from specviz.generator.settings import Settings, check_prompt
+    from specviz.hosting.config import check_limits
     try:
+        check_prompt(args.prompt)
         settings = Settings(drafter=None if args.drafter == "none" else args.drafter, verifier=args.verifier,
                             block_size=args.block_size, max_new_tokens=args.max_new_tokens, seed=args.seed,
                             loop_threshold=args.loop_threshold, max_stages=args.max_stages,
                             sampling=SamplingSettings(args.temperature, args.top_k, args.top_p))
-        if limits and (too_big := check_limits(limits, args.prompt, settings)):
+    except ValueError as e:
+        sys.exit(f"error: {e}")
+
+    def within_limits(limits):
+        if too_big := check_limits(limits, args.prompt, settings):
             raise ValueError(" ".join(too_big))
-        g = Generation(m, args.prompt, settings)
+
+    m = load_configured(args.config, args.set, within_limits) if args.config else load()
+    from specviz.generator.engine import Generation
+    try:
+        g = Generation(m, args.prompt, settings)   # what needs the models: the prompt's length in their context
     except ValueError as e:
         sys.exit(f"error: {e}")
     trace = g.run()
@@ -87,7 +97,7 @@ def cmd_bench(args):
     from specviz.lessons.workloads import WORKLOADS
     if args.set and not args.config:
         sys.exit("error: --set names a model set of a config file: give --config FILE too")
-    m = load_configured(args.config, args.set)[0] if args.config else load()
+    m = load_configured(args.config, args.set) if args.config else load()
     drafters = [d for d in (args.drafters.split(",") if args.drafters else m.drafter_models)]
     ks = [int(k) for k in args.block_sizes.split(",")]
     names = list(WORKLOADS) if args.workload == "both" else [args.workload]
@@ -118,12 +128,12 @@ def print_bench(workload: str, res: dict):
 
 
 def cmd_profile(args):
+    if not 1 <= args.max_width <= 64:   # before the imports and the models: a refusal is immediate
+        sys.exit(f"error: --max-width must be between 1 and 64, got {args.max_width}")
     from specviz.lessons.presets import PRESETS
     from specviz.lessons.budget import sps_table
     from specviz.lessons.checklist import hardware
     from specviz.generator.cpu_linear import report
-    if not 1 <= args.max_width <= 64:
-        sys.exit(f"error: --max-width must be between 1 and 64, got {args.max_width}")
     m = load()
     table = sps_table(m, PRESETS[0], args.max_width, repeats=args.repeats)
     res = {"hardware": hardware(m.device), "sps": table["sps"], "sps_raw": table["raw"],
@@ -144,7 +154,8 @@ def cmd_profile(args):
 
 
 def cmd_train(args):
-    from specviz.training.recipe import STAGES, STEPS, run_stage
+    from specviz.training.recipe import run_stage
+    from specviz.training.schedule import STAGES, STEPS
     steps = {name: getattr(args, f"{name}_steps") for name in STEPS}
     for stage in STAGES if args.stage == "all" else [args.stage]:
         print(json.dumps({stage: run_stage(stage, steps)}), flush=True)
@@ -192,7 +203,7 @@ def main(argv=None):
     s.set_defaults(fn=cmd_profile)
     s = sub.add_parser("train", help="rebuild the embedded models")
     s.add_argument("stage", nargs="?", default="all", help="corpus, tokenizer, target, drafter, target-text, block, cards or all")
-    from specviz.training.recipe import STEPS
+    from specviz.training.schedule import STEPS    # not the recipe, which imports every trainer
     for stage in STEPS:
         s.add_argument(f"--{stage}-steps", type=int, default=STEPS[stage])
     s.set_defaults(fn=cmd_train)

@@ -26,7 +26,7 @@ from specviz.generator.clock import Stopwatch
 from specviz.generator.drafters.base import Draft
 from specviz.generator.models import ModelSet
 from specviz.generator.sampling import sample, transform
-from specviz.generator.settings import Settings
+from specviz.generator.settings import Settings, check_prompt
 from specviz.generator.trace import Round, Trace
 from specviz.generator.verify import greedy_matches, residual, speculative_sampling, target_draw_matching
 
@@ -42,8 +42,7 @@ def encode_prompt(models: ModelSet, prompt: str, settings: Settings) -> tuple[li
     A target with a chat template gets the prompt as one user turn through it instead
     (`ModelSet.chat_ids`); a templated prompt too long for the context is refused.
     """
-    if not prompt.strip():
-        raise ValueError("The prompt is empty: type a few words for the model to continue.")
+    check_prompt(prompt)
     room = models.max_context - settings.max_new_tokens - settings.block_size - 1
     if room < 2:
         raise ValueError(f"max new tokens ({settings.max_new_tokens}) plus block size leave no room "

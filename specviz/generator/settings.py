@@ -9,6 +9,9 @@ Block size: `block_size` here is the number of proposals k per round (DSpark's c
 one proposal per drafter input position). DFlash counts the anchor inside its block:
 dflash_block_size = k + 1 (see `from_dflash_block_size`).
 
+A prompt has one check that needs no model (`check_prompt`), made here so the command line can
+refuse an empty prompt before it loads the models.
+
 What it leaves out: whether the model set has the named drafter (`ModelSet.drafter` says so when
 the engine asks for it) and a host's limits on length and block size (specviz.hosting.config).
 """
@@ -20,6 +23,17 @@ from specviz.generator.sampling import SamplingSettings
 
 VERIFIERS = ("greedy", "sampling", "match")
 MAX_BLOCK = 32
+
+
+def check_prompt(prompt: str) -> None:
+    """Raise ValueError for a prompt with nothing for a model to continue (empty or only spaces).
+
+    >>> check_prompt("   ")
+    Traceback (most recent call last):
+    ValueError: The prompt is empty: type a few words for the model to continue.
+    """
+    if not prompt.strip():
+        raise ValueError("The prompt is empty: type a few words for the model to continue.")
 
 
 def from_dflash_block_size(dflash_block_size: int) -> int:

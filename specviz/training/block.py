@@ -165,7 +165,7 @@ def train_block_drafters(target_dir: Path, tok_dir: Path, text_paths: list[Path]
                          ckpt_every: int = 50, seed: int = 0) -> dict:
     """DFlash and DSpark for `steps`, then DLoop's drafter: DSpark's weights and `loop_steps` loop-aware steps.
 
-    The step counts have no default: the shipped ones are `specviz.training.recipe.STEPS`.
+    The step counts have no default: the shipped ones are `specviz.training.schedule.STEPS`.
     """
     torch.manual_seed(seed)
     tok = PreTrainedTokenizerFast.from_pretrained(tok_dir)

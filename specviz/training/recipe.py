@@ -29,6 +29,7 @@ from specviz.training.calibrate import fit_temperatures, outcomes
 from specviz.training.cards import block_card, heldout_prompts, write_card
 from specviz.training.corpus import build_corpus
 from specviz.training.lm import DRAFTER_CONFIG, TARGET_CONFIG, encode_corpus, train_lm
+from specviz.training.schedule import STAGES, STEPS
 from specviz.training.target_text import write_target_text
 from specviz.training.tokenizer import train_tokenizer
 
@@ -37,11 +38,6 @@ DATA, RUNS, MODELS = ROOT / "data", ROOT / "runs", ROOT / "models"
 CARRY = ROOT / "checkpoints"
 # each workload's held-out text, which no training stage reads: the cards measure on it
 HELDOUT = {"prose": DATA / "heldout.txt", "code": DATA / "heldout_code.txt"}
-STAGES = ["corpus", "tokenizer", "target", "drafter", "target-text", "block", "cards"]
-# optimizer steps of each trained stage: what the shipped models were trained with. The target's
-# 6400 steps of 16 x 256 tokens are four passes over the 6.56 M-token corpus: past about four
-# epochs, repeated data stops paying like new data, and the held-out curve shows where it flattens
-STEPS = {"target": 6400, "drafter": 600, "block": 4000, "loop": 300}
 # the block drafters' training text, file -> (temperature, seed): half sampled, half greedy, as the
 # engine serves both; the greedy file's seeds (5000 on) pick other corpus windows than 0..31
 TARGET_TEXT = {"target_text.npy": (0.8, 0), "target_text_greedy.npy": (0.0, 5000)}

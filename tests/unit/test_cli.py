@@ -7,21 +7,36 @@ import pytest
 
 from specviz.lessons.workloads import WORKLOADS
 
-# every test starts a process of its own that imports torch and loads the models: about 7 s on a
-# quiet 2-core CPU, and 47 s of CPU time for one bad-prompt run on a machine at load average 27
-pytestmark = pytest.mark.slow
+# a test marked slow starts processes of its own that import torch and load the models: about 7 s
+# each on a quiet 2-core CPU; bad input is refused before the models load, in a second or two
 
 
 def cli(*args) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "specviz", *args], capture_output=True, text=True, timeout=600)
 
 
+def refused(*args) -> subprocess.CompletedProcess:
+    """`python -m specviz ARGS`, run as -m runs it (runpy), that must fail; its stderr ends by saying
+    whether the models' loader (specviz.generator.models) had been imported by then."""
+    code = ("import runpy, sys\n"
+            f"sys.argv = ['specviz', *{list(args)!r}]\n"
+            "try:\n"
+            "    runpy.run_module('specviz', run_name='__main__', alter_sys=True)\n"
+            "finally:\n"
+            "    print('loader imported:', 'specviz.generator.models' in sys.modules, file=sys.stderr)\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
+    assert r.returncode != 0, r.stdout
+    return r
+
+
+@pytest.mark.slow
 def test_models_json_names_the_target_and_drafters():
     out = json.loads(cli("models", "--json").stdout)
     assert out["target"].endswith("target")
     assert out["drafters"]["lookup"] is None and out["drafters"]["ar"].endswith("drafter-ar")
 
 
+@pytest.mark.slow
 def test_generate_json_has_text_ids_and_rounds():
     r = cli("generate", "--prompt", "The best way to learn is to", "--drafter", "ar", "--verifier", "greedy",
             "--block-size", "4", "--max-new-tokens", "12", "--temperature", "0", "--top-k", "0",
@@ -33,20 +48,22 @@ def test_generate_json_has_text_ids_and_rounds():
     assert {"proposed", "accepted", "emitted", "draft_ms", "verify_ms"} <= set(out["rounds"][0])
 
 
+@pytest.mark.slow
 def test_generate_prints_text_and_a_round_table():
     r = cli("generate", "--prompt", "Emma could not help thinking that", "--drafter", "none", "--max-new-tokens", "5")
     assert r.returncode == 0 and "round" in r.stdout and "ms/token" in r.stdout
 
 
-def test_bad_input_is_one_clear_line_not_a_traceback():
-    r = cli("generate", "--prompt", "   ")
-    assert r.returncode != 0 and "prompt is empty" in r.stderr and "Traceback" not in r.stderr
-    r = cli("generate", "--prompt", "Hi", "--block-size", "0")
-    assert r.returncode != 0 and "block size" in r.stderr and "Traceback" not in r.stderr
-    r = cli("profile", "--max-width", "0")
-    assert r.returncode != 0 and "--max-width must be between 1 and 64, got 0" in r.stderr
+def test_bad_input_is_one_clear_line_not_a_traceback_before_any_model_loads():
+    for args, said in ((["generate", "--prompt", "   "], "prompt is empty"),
+                       (["generate", "--prompt", "Hi", "--block-size", "0"], "block size"),
+                       (["profile", "--max-width", "0"], "--max-width must be between 1 and 64, got 0")):
+        r = refused(*args)
+        assert said in r.stderr and "Traceback" not in r.stderr, args
+        assert "loader imported: False" in r.stderr, args
 
 
+@pytest.mark.slow
 def test_bench_reports_each_workload_apart_and_one_in_the_single_shape():
     both = json.loads(cli("bench", "--json", "--repeats", "1", "--max-new-tokens", "6", "--block-sizes", "2",
                           "--drafters", "ar,lookup").stdout)
@@ -64,6 +81,7 @@ def test_bench_reports_each_workload_apart_and_one_in_the_single_shape():
     assert r.returncode != 0 and "invalid choice: 'math'" in r.stderr
 
 
+@pytest.mark.slow
 def test_profile_json_has_the_sps_table_and_the_layouts_timed_at_load():
     r = cli("profile", "--json", "--max-width", "3", "--repeats", "1")
     out = json.loads(r.stdout)
