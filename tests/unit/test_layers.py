@@ -4,6 +4,8 @@ the lessons' presets); inside appkit, each module imports only the layers below 
 A module that reaches up (the generator importing a lesson, runtime importing the classroom) is a
 circle waiting to happen, and fails here with its name."""
 import ast
+import subprocess
+import sys
 
 import pytest
 
@@ -46,3 +48,16 @@ def test_appkit_modules_import_the_layers_below_them_only():
 def test_no_appkit_module_is_over_250_lines():
     long = {p.name: n for p in (ROOT / "appkit").glob("*.py") if (n := len(p.read_text().splitlines())) > 250}
     assert not long, long
+
+
+def test_the_first_page_draws_before_transformers_model_classes_are_imported():
+    """A newcomer's first page (app.py's frame and the home page) imports only what it draws with:
+    transformers' model classes take seconds to import, so they come with the models, in the
+    loading thread (appkit.runtime.loader), and a page run imports them where it first runs a model."""
+    home = ast.parse((ROOT / "pages" / "home.py").read_text())
+    imports = "; ".join(ast.unparse(n) for n in home.body if isinstance(n, (ast.Import, ast.ImportFrom)))
+    code = (f"import sys; import appkit; {imports}; "
+            "print(sorted(m for m in ('transformers.modeling_utils', 'specviz.generator.models', "
+            "'specviz.generator.engine') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]", f"the first page imports {out.stdout.strip()}"
