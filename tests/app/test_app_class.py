@@ -90,7 +90,7 @@ def test_each_class_screen_ends_by_numbering_itself_in_the_address():
     assert "seen" not in student.session_state["class_view"]["params"]
 
 
-def test_a_follower_on_a_live_lesson_runs_no_model_by_itself():
+def test_a_follower_on_a_live_lesson_runs_no_model_by_itself(short_runs):
     """Lesson 7 measures on its first visit and lesson 2 computes p and q after its prompt; a
     follower's screen does neither by itself: it shows the presenter's distributions (sent with the
     presenter's view), and measures only when the student presses the button."""

@@ -69,7 +69,7 @@ def test_lesson9_wrong_q_follows_the_temperature_slider():
     assert metrics["q before temperature and top-k"] < 1e-6   # at temperature 1 with no top-k, raw q is the true q
 
 
-def test_lesson9_searches_the_presets_for_a_greedy_token_that_numerics_flip():
+def test_lesson9_searches_the_presets_for_a_greedy_token_that_numerics_flip(short_runs):
     at = open_page("pages/inside_a_round.py")
     next(b for b in at.button if b.label.startswith("Search the presets")).click().run()
     assert not at.exception

@@ -10,6 +10,7 @@ import json
 import pytest
 
 from appkit import drafter_label
+from specviz.lessons import parallel
 from specviz.lessons.protocol import beats
 from tests.app.test_app_pages import button, open_page, text
 
@@ -68,8 +69,9 @@ def test_lesson6_prices_a_later_stage_from_the_sweeps_own_runs(swept):
 
 def test_lesson3_drafting_cost_shows_ranges_and_labels_steps_inside_the_noise():
     at = open_page("pages/parallel_drafting.py")
+    charts = len(at.get("plotly_chart"))
     button(at, "Time drafting").click().run()
-    assert not at.exception
+    assert not at.exception and len(at.get("plotly_chart")) == charts + 1
     rows, table = at.session_state["parallel_cost"]["rows"], at.table[0].value
     assert list(table["k"]) == [1, 2, 4, 8] * 3
     assert list(table["drafting per round"]) == [r["spread"].label(" ms") for r in rows]
@@ -84,3 +86,5 @@ def test_lesson3_drafting_cost_shows_ranges_and_labels_steps_inside_the_noise():
     assert [len(trace["error_y"]["arrayminus"]) for trace in figure["data"]] == [4, 4, 4]
     labels = [drafter_label(d) for d in ("ar", "dflash", "dspark")]    # what a learner reads, never the keys
     assert list(dict.fromkeys(table["drafter"])) == labels and [t["name"] for t in figure["data"]] == labels
+    # and the sentence under them reads these rows (its wording on planted rows: test_app_pages.py)
+    assert parallel.explain_cost(rows, ["dflash", "dspark"], drafter_label, "cpu") in text(at)

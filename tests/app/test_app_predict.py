@@ -197,7 +197,7 @@ MEASURED = {"pages/parallel_drafting.py": (None, ["Sample 200", "Measure conditi
 
 
 @pytest.mark.slow
-def test_no_page_shows_file_numbers_snake_case_module_paths_or_drafter_keys():
+def test_no_page_shows_file_numbers_snake_case_module_paths_or_drafter_keys(short_runs):
     at = open_page()
     found = {}
     for page, (key, option, first, _) in {"pages/home.py": PAGES["pages/home.py"], **PAGES,
