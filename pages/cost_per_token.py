@@ -78,8 +78,7 @@ def show_measurement(res: dict):
     m2.metric("speculative, per token", f"{s['ms_per_token']:.2f} ms", help=res["speculative"]["ms_per_token"].label(" ms"))
     m3.metric("measured speedup", f"{speed.median:.2f}×", help="median of the runs, plain's i-th against speculative's i-th")
     m4.metric("tokens per round", f"{s['acceptance_length']:.2f}")
-    st.markdown(f"Speedup over the runs: **{speed.label(unit='×')}**"
-                + (" — faster or slower is **within this machine's noise** here." if speed.low <= 1.0 <= speed.high else "."))
+    st.markdown(cost.speedup_sentence(speed))
     st.markdown(
         f"Speculative: **{s['decode_ms']:.1f} ms ÷ {s['tokens']} committed tokens = {s['ms_per_token']:.2f} ms/token** "
         f"over {s['rounds']} rounds (draft {s['draft_ms']:.1f} ms, verify {s['verify_ms']:.1f} ms, overhead "

@@ -23,7 +23,7 @@ from transformers import DynamicCache
 from specviz.generator.clock import Stopwatch
 from specviz.generator.engine import Generation
 from specviz.lessons.pricing import Comparison, Profile, compare, measured_profiles, shapes
-from specviz.lessons.protocol import alternate, cost_line, ratio_spread, spread
+from specviz.lessons.protocol import alternate, cost_line, ratio_spread, spread, versus_plain
 
 
 def ms_per_token(total_ms: float, tokens: int) -> float:
@@ -120,6 +120,22 @@ def break_even_tokens(round_ms: float, baseline_ms: float) -> float:
     1.4
     """
     return round_ms / baseline_ms
+
+
+def speedup_sentence(speed) -> str:
+    """The measured speedup over its runs (a protocol.Spread), and which side of 1× every run fell on.
+
+    >>> from specviz.lessons.protocol import Spread
+    >>> speedup_sentence(Spread(1.3, 1.1, 1.5, 5))
+    'Speedup over the runs: **1.30× (1.10–1.50× over 5 runs)**: faster than plain decoding in every run.'
+    >>> speedup_sentence(Spread(1.1, 0.9, 1.5, 5))
+    "Speedup over the runs: **1.10× (0.90–1.50× over 5 runs)**: faster or slower is **within this machine's noise** here."
+    """
+    said = f"Speedup over the runs: **{speed.label(unit='×')}**"
+    side = versus_plain(speed)
+    if side == "faster" or side == "slower":
+        return f"{said}: {side} than plain decoding in every run."
+    return f"{said}: faster or slower is **within this machine's noise** here."
 
 
 def if_drafting_were_free(plain_ms_per_token: float, verify_ms_per_token: float) -> str:

@@ -88,6 +88,17 @@ def beats(a: Spread, b: Spread) -> str:
     return "above" if a.median > b.median else "below"
 
 
+def versus_plain(speed: Spread) -> str:
+    """Where a speedup's runs fell against 1×, plain decoding's pace: "faster" when every run was above
+    it, "slower" when every run was below, else "within this machine's noise" (a run at 1× included).
+
+    >>> versus_plain(spread([1.2, 1.4])), versus_plain(spread([0.7, 0.9])), versus_plain(spread([0.9, 1.3]))
+    ('faster', 'slower', "within this machine's noise")
+    """
+    said = beats(speed, Spread(1.0, 1.0, 1.0, 1))
+    return {"above": "faster", "below": "slower"}.get(said, said)
+
+
 def alternate(sides: dict[str, Callable[[], object]], repeats: int, progress=None) -> dict[str, list]:
     """Run every side once per repeat, in turn, after one uncounted warm-up run of each:
     {name: [result of each counted run]}. `progress(done, total, name)` is told before each run.

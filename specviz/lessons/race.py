@@ -133,14 +133,15 @@ def explain(speed, why: dict) -> tuple[str, str]:
     """
     rounds = (f"A speculative round committed **{why['tokens_per_round']:.2f} tokens** and cost as much time as "
               f"**{why['round_in_steps']:.2f} one-token steps** of plain decoding")
-    if speed.low <= 1.0 <= speed.high:
-        return "noise", (f"Faster or slower here is **within this machine's noise**: the {speed.n} races fell on both "
-                         f"sides of 1×. {rounds}. Lesson 7 takes a round's time apart.")
-    if speed.median < 1.0:
+    side = protocol.versus_plain(speed)
+    if side == "faster":
+        return "won", f"{rounds}: more tokens than steps, so it wins."
+    if side == "slower":
         return "lost", (f"Speculation lost on this machine now. {rounds}: a round pays off only when it commits more "
                         "tokens than the steps it costs. That is lesson 7's arithmetic, and this drafter and k did not "
                         "meet it here; press **Find the fastest setting on this machine**.")
-    return "won", f"{rounds}: more tokens than steps, so it wins."
+    return "noise", (f"Faster or slower here is **within this machine's noise**: the {speed.n} races fell on both "
+                     f"sides of 1×. {rounds}. Lesson 7 takes a round's time apart.")
 
 
 def opening_setting(drafters: list[str], markov: list[str]) -> tuple[str, int]:

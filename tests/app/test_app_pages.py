@@ -9,7 +9,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from appkit import drafter_label
-from specviz.lessons import coupling, parallel, workloads
+from specviz.lessons import coupling, cost, parallel, race, workloads
 from specviz.lessons.protocol import spread
 from tests.app.loaded import after_load
 from tests.paths import ROOT
@@ -133,11 +133,27 @@ def test_lesson7_calculator_reproduces_the_seed_example():
     assert {m.label: m.value for m in at.metric}["ms per token"] == "14.00 ms"
 
 
+def test_home_says_what_a_planted_race_supports():
+    """Three planted races: every run faster, runs on both sides of 1×, every run slower. The sentence
+    and the box it is drawn in follow where the runs fell (race.explain), never the drafter or the page."""
+    at = predict(open_page(), "home", "yes, token for token")
+    verdict = {"tokens_per_round": 2.0, "round_in_steps": 1.6, "wins": True}
+    lanes = [("plain decoding", [("a", "bonus")] * 4, 10.0, 40.0), ("speculative", [("a", "accepted")] * 4, 8.0, 32.0)]
+    for runs, box in [([1.21, 1.30, 1.42], "caption"), ([0.91, 1.10, 1.33], "info"), ([0.62, 0.71, 0.83], "warning")]:
+        at.session_state["home_race"] = {"lanes": lanes, "speedup": spread(runs), "verdict": verdict,
+                                         "threads": {"threads": 2, "cores": 2}}
+        at.run()
+        tone, said = race.explain(spread(runs), verdict)
+        assert said in [e.value for e in getattr(at, box)], (tone, runs)
+        assert ("within this machine's noise" in said) == (box == "info")
+
+
 def test_lesson7_measures_live_costs_and_widths():
     at = open_page("pages/cost_per_token.py")
     labels = [m.label for m in at.metric]
     assert "plain decoding, per token" in labels and "tokens per round" in labels
     assert "committed tokens =" in text(at)
+    assert cost.speedup_sentence(at.session_state["measurement"]["speedup_spread"]) in text(at)
     assert "If drafting and bookkeeping cost nothing" in text(at)
     charts = len(at.get("plotly_chart"))
     button(at, "Time the target").click().run()

@@ -7,9 +7,9 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from specviz.lessons.cost import (Calculator, break_even_curve, break_even_tokens, if_drafting_were_free, measure, ms_per_token,
-                                  one_token_answer, speedup, trace_costs, verification_cost_by_width)
+                                  one_token_answer, speedup, speedup_sentence, trace_costs, verification_cost_by_width)
 from specviz.generator.settings import Settings
-from specviz.lessons.protocol import ratio_spread
+from specviz.lessons.protocol import ratio_spread, spread
 
 
 def test_the_seeds_round_committing_four_tokens_costs_35_ms_each():
@@ -207,3 +207,21 @@ def test_what_free_drafting_is_said_to_give_agrees_with_the_ratio(plain, verify)
     said = if_drafting_were_free(plain, verify)
     assert ("faster than plain decoding" in said) == (plain / verify > 1.0)
     assert f"**{plain / verify:.2f}×**" in said
+
+
+@pytest.mark.parametrize("runs, side", [
+    ([1.21, 1.35, 1.48], "faster than plain decoding in every run"),
+    ([0.62, 0.70, 0.91], "slower than plain decoding in every run"),
+    ([0.93, 1.12, 1.40], "within this machine's noise"),   # runs on both sides of 1×
+    ([1.00, 1.10, 1.20], "within this machine's noise"),   # a run at exactly 1× is not faster
+])
+def test_the_measured_speedup_names_the_side_every_run_fell_on(runs, side):
+    said = speedup_sentence(spread(runs))
+    assert said.startswith(f"Speedup over the runs: **{spread(runs).label(unit='×')}**") and side in said
+
+
+@given(st.lists(st.floats(0.1, 10.0), min_size=1, max_size=9))
+def test_the_speedup_sentence_never_names_a_side_some_run_did_not_take(runs):
+    said = speedup_sentence(spread(runs))
+    assert ("faster than plain" in said) == (min(runs) > 1.0)
+    assert ("slower than plain" in said) == (max(runs) < 1.0)
