@@ -196,20 +196,24 @@ def explain_cost(rows: list[dict], one_pass: list[str], label=str, device: str =
             said.append(f"{text} from k = {k0} to k = {k1}: "
                         f"{listed(verdicts[verdict], False).replace(' and for ', ' and ')}.")
     grew = {d for d, *_ in verdicts["above"]}
+    passes = [d for d in by_drafter if d in one_pass]
+    grown, flat = [d for d in passes if d in grew], [d for d in passes if d not in grew]
+    names = lambda ds: " and ".join(label(d) for d in ds)   # noqa: E731
     if any(d not in one_pass for d in by_drafter):
         said.append("The autoregressive drafter runs one forward per proposal, so its cost grows with k on any "
                     "hardware.")
-    if any(d in one_pass for d in by_drafter):
+    if passes:
         said.append("A one-pass drafter runs one forward whatever k, but that forward computes every position of "
                     "the block, and ")
+        # which one-pass drafters grew, by name when they did not all do the same
+        here = ("" if not flat else f" for {names(grown)}, not beyond the noise for {names(flat)}")
         if device == "cpu":
             said[-1] += ("on this machine's CPU the positions are worked through by a few cores: its cost "
-                         + ("grew with the block here." if grew & set(one_pass) else
-                            "did not grow beyond the noise here."))
+                         + (f"grew with the block here{here}." if grown else "did not grow beyond the noise here."))
             said.append("On a GPU, which computes a small block's positions at once, it would barely depend on k.")
         else:
             said[-1] += ("a GPU computes a small block's positions at once, so its cost barely depends on k"
-                         + (", though here it grew beyond the noise." if grew & set(one_pass) else "."))
+                         + (f", though here it grew beyond the noise{here}." if grown else "."))
     return " ".join(said)
 
 

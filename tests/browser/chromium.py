@@ -45,8 +45,11 @@ def streamlit_server(env: dict | None = None):
     """`streamlit run app.py` on a free port, freshly started (with `env` added to its environment);
     yields its URL."""
     port = free_port()
+    # no file watcher: a file edited while the suite runs must not turn a page under test into a
+    # "File change" banner mid-run; the server runs the code it started with
     proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
-                             "--server.headless", "true", "--browser.gatherUsageStats", "false"],
+                             "--server.headless", "true", "--browser.gatherUsageStats", "false",
+                             "--server.fileWatcherType", "none"],
                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=os.environ | (env or {}))
     url = f"http://127.0.0.1:{port}"
     for _ in range(480):   # a starved CPU can take minutes just to import streamlit

@@ -51,6 +51,17 @@ def test_a_one_pass_drafter_whose_cost_stayed_inside_the_noise_is_not_said_to_gr
     assert "did not grow beyond the noise here" in said and "grew with the block" not in said
 
 
+def test_one_pass_drafters_that_differ_are_named_apart():
+    """DSpark's cost grew beyond the noise while DFlash's stayed inside it: the sentence about one-pass
+    drafters names each, rather than saying of both that the cost grew."""
+    rows = cost_rows({("dflash", 1): [19.1, 21.6, 38.3], ("dflash", 8): [32.9, 36.8, 49.1],
+                      ("dspark", 1): [24.7, 27.9, 38.0], ("dspark", 8): [42.7, 44.3, 154.4]})
+    said = explain_cost(rows, ["dflash", "dspark"])
+    assert "its cost grew with the block here for dspark, not beyond the noise for dflash." in said
+    on_gpu = explain_cost(rows, ["dflash", "dspark"], device="cuda")
+    assert "though here it grew beyond the noise for dspark, not beyond the noise for dflash." in on_gpu
+
+
 def test_on_a_gpu_the_reason_is_the_gpu_s_and_a_drop_is_called_a_busy_moment():
     rows = cost_rows({("dflash", 1): [5.0, 5.2], ("dflash", 8): [2.0, 2.1]})
     said = explain_cost(rows, ["dflash"], device="cuda")
