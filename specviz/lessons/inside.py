@@ -124,8 +124,8 @@ def block_attention_note(shares: list[float]) -> str:
     see every slot; whether the trained weights use that is the measurement's to say.
 
     >>> block_attention_note([0.33, 0.0, 0.0, 0.0])  # doctest: +NORMALIZE_WHITESPACE
-    "Measured: the anchor's slot 0 puts 0.33 of its attention on the block, slots 1, 2 and 3 almost none (at
-    most 0.00). Every slot may see every slot, but in this round every slot reads mostly the target's context
+    "Measured: the anchor's slot 0 puts 0.33 of its attention on the block, slots 1, 2 and 3 almost none (below
+    0.005). Every slot may see every slot, but in this round every slot reads mostly the target's context
     features."
     >>> block_attention_note([0.7, 0.6])  # doctest: +NORMALIZE_WHITESPACE
     "Measured: the anchor's slot 0 puts 0.70 of its attention on the block, slot 1 0.60. In this round every
@@ -138,9 +138,10 @@ def block_attention_note(shares: list[float]) -> str:
         phrases[0] = f"{who} puts {value} of its attention on the block"
     if low:
         most = max(shares[i] for i in low)
-        phrases.append(f"{_slots(low)} almost none (at most {most:.2f})" if phrases else
+        bound = f"at most {most:.2f}" if most >= 0.005 else "below 0.005"   # not "at most 0.00"
+        phrases.append(f"{_slots(low)} almost none ({bound})" if phrases else
                        f"{_slots(low)} put{'s' if len(low) == 1 else ''} almost none of "
-                       f"{'its' if len(low) == 1 else 'their'} attention on the block (at most {most:.2f})")
+                       f"{'its' if len(low) == 1 else 'their'} attention on the block ({bound})")
     block = [i for i, x in enumerate(shares) if x >= MOSTLY]
     context = [i for i, x in enumerate(shares) if x < MOSTLY]
     if not block:

@@ -98,7 +98,7 @@ def test_dloop_stages_take_the_previous_stages_last_proposal_as_anchor(models):
 def test_the_attention_note_says_the_slots_read_the_context_when_the_block_gets_little():
     assert inside.block_attention_note([0.33, 0.0, 0.0, 0.0]) == (
         "Measured: the anchor's slot 0 puts 0.33 of its attention on the block, slots 1, 2 and 3 almost none "
-        "(at most 0.00). Every slot may see every slot, but in this round every slot reads mostly the target's "
+        "(below 0.005). Every slot may see every slot, but in this round every slot reads mostly the target's "
         "context features.")
 
 
