@@ -3,7 +3,8 @@
 A presenter starts a class (`lead_class`); after each of its runs `show_class` shares what its page
 shows (the page, its link, lesson 1's recorded trace, small results by name from `shared`).
 A browser that opened ?class=CODE follows (`follow_class`): on each of the presenter's steps it opens
-the same page with the same settings, and polls for the next step every two seconds. Predictions
+the same page with the same settings, and polls for the next step every two seconds (longer in a
+large class: specviz.hosting.classroom.poll_every). Predictions
 become the class's questions: followers vote, the presenter reveals (`class_question`, `vote`,
 `presenter_tally`). The class state lives in specviz.hosting.classroom (this process, or Redis).
 
@@ -162,10 +163,15 @@ def follow_class(nav_url_path: str):
     hold(poll_class)   # alone in a container, so a cleared poll moves no element (appkit.screen)
 
 
-@polling(2)
+def poll_s() -> float:
+    """How often this follower polls: as its class's size asks (the follow of this whole run)."""
+    return ((st.session_state.get(CLASS_FOLLOW) or {}).get("state") or {}).get("poll_s", 2.0)
+
+
+@polling(poll_s)
 def poll_class():
-    """Every two seconds: draw the page again when the presenter has stepped, or when this browser
-    never received the screen this session last drew (appkit.screen)."""
+    """Every few seconds (`poll_s`): draw the page again when the presenter has stepped, or when
+    this browser never received the screen this session last drew (appkit.screen)."""
     f = st.session_state.get(CLASS_FOLLOW)
     if not f or not st.session_state.get(CLASS_ON):
         return

@@ -1,7 +1,7 @@
 """A screen the browser never received: numbering each class screen, and drawing it again when lost.
 
 A class keeps a polling fragment on its screens (a follower's poll, the presenter's tally while a
-question is open), so each browser sends a rerun request every two seconds. Streamlit (1.67)
+question is open), so each browser sends a rerun request every few seconds. Streamlit (1.67)
 forwards a run's messages to the browser from its event loop, after the run; when the next request
 reaches a session whose run has just ended but whose messages the loop has not yet forwarded (a busy
 server), it starts a new ScriptRunner and drops the old one's messages as "from a non-current
@@ -110,10 +110,15 @@ def page_cleared() -> bool:
     return bool(ctx and ctx.fragment_ids_this_run and drawn and ctx.page_script_hash != drawn[0])
 
 
-def polling(every: float):
+def polling(every):
     """`st.fragment(run_every=every)` for a class's polling fragment: each of its own runs first
     draws the page again when Streamlit ran it on another page (`page_cleared`), so a tick sent
-    before a page switch costs the browser one redraw, never its page."""
+    before a page switch costs the browser one redraw, never its page.
+
+    `every` is seconds, or a function that returns them, asked by each whole run that draws the
+    fragment (a class's size sets its followers' pace). Streamlit keeps the fragment's id (its
+    name and place), and the browser restarts the fragment's timer when the interval changes
+    (1.67: App.handleAutoRerun)."""
     def make(fragment):
         @functools.wraps(fragment)   # the same name: Streamlit keeps a fragment's id by it
         def run(*args, **kwargs):
@@ -121,5 +126,9 @@ def polling(every: float):
                 # the page's own address, as this request carries it; the run then writes the rest
                 st.switch_page(st.session_state[DRAWN][1], query_params=st.query_params.to_dict())
             return fragment(*args, **kwargs)
-        return st.fragment(run_every=every)(run)
+
+        @functools.wraps(fragment)
+        def draw(*args, **kwargs):
+            return st.fragment(run_every=every() if callable(every) else every)(run)(*args, **kwargs)
+        return draw
     return make

@@ -19,7 +19,8 @@ every follower is its own Streamlit session, and then:
    presenter's count must still be one vote per follower (else the surplus counts as double votes).
 
 While it runs, the server process's resident memory (VmRSS) and CPU time are read from /proc
-every second; it prints their peak and mean, and the wall time. The exit status is 0 only when
+every second; it prints their peak and mean, the wall time, the load average at the start and the
+end, and how long each of the presenter's steps took to show on its own screen. The exit status is 0 only when
 every follower ended on the presenter's round with no broken screen and no double vote, 1 when not, 2 when the run could not be
 done (the server did not start, a page never loaded, the deadline passed). Everything is bounded:
 the follower count by the server's own class limit, every wait by a timeout, the whole run by
@@ -247,7 +248,7 @@ def follower_state(page) -> str:
 
 def run(args) -> int:
     from playwright.sync_api import sync_playwright
-    t0 = time.monotonic()
+    t0, load_at_start = time.monotonic(), os.getloadavg()
     with tempfile.TemporaryDirectory() as tmp, serve(Path(tmp) / "server.log") as (url, pid):
         sampler = Sampler(pid).start()
         try:
@@ -264,13 +265,16 @@ def run(args) -> int:
                     if lost and args.screenshot:
                         followers[lost[0]].screenshot(path=args.screenshot)
                     sampler.mark("steps")
+                    latency = []   # seconds from each click on Next phase to the presenter's own screen showing it
                     for step in range(1, args.steps + 1):
                         if time.monotonic() - t0 > args.deadline:
                             raise Failed(f"the deadline of {args.deadline} s passed at step {step}")
+                        clicked = time.monotonic()
                         presenter.get_by_role("button", name="Next phase").click()
                         shows(presenter, *cursor_after(step))
-                        print(f"step {step}: presenter on round {cursor_after(step)[0]}, {cursor_after(step)[1]}",
-                              flush=True)
+                        latency.append(time.monotonic() - clicked)
+                        print(f"step {step}: presenter on round {cursor_after(step)[0]}, {cursor_after(step)[1]} "
+                              f"after {latency[-1]:.1f} s", flush=True)
                         presenter.wait_for_timeout(args.pause * 1000)
                     sampler.mark("check")
                     shown, phase = cursor_after(args.steps)
@@ -287,7 +291,7 @@ def run(args) -> int:
         finally:
             sampler.stop()
     wall = time.monotonic() - t0
-    report(sampler, args, wall, shown, phase, behind)
+    report(sampler, args, wall, shown, phase, behind, latency, load_at_start)
     print(f"broken screens after page switches: {len(broken_screens)}" + (f" {broken_screens}" if broken_screens else "")
           + f"; double votes after {args.reloads} follower reload(s) and the presenter's: {double_votes}")
     return 1 if behind or broken_screens or double_votes else 0
@@ -318,11 +322,14 @@ def pages_and_reloads(presenter, followers, reloads: int) -> tuple[list, int]:
     return bad, max(0, counted - len(followers)) + max(0, after - len(followers))
 
 
-def report(sampler: Sampler, args, wall: float, shown: int, phase: str, behind: list):
-    """Print the outcome and the server's memory and CPU, for the whole run and for the steps alone."""
+def report(sampler: Sampler, args, wall: float, shown: int, phase: str, behind: list, latency: list, load: tuple):
+    """Print the outcome, the presenter's step latency, and the server's memory and CPU, for the
+    whole run and for the steps alone."""
     print(f"\n{args.followers - len(behind)} of {args.followers} followers ended on the presenter's round "
           f"{shown}, {phase}" + (f"; not: {behind}" if behind else ""))
     print(f"wall time {wall:.0f} s")
+    print(f"presenter's step (click to its own screen showing it): median {statistics.median(latency):.1f} s, "
+          f"max {max(latency):.1f} s over {len(latency)} steps")
     for label, since in (("whole run (server start to last check)", None), ("joining and the steps", "join"),
                          ("the steps and the final check", "steps")):
         s = sampler.summary(since)
@@ -330,7 +337,8 @@ def report(sampler: Sampler, args, wall: float, shown: int, phase: str, behind: 
             print(f"server, {label}: RSS peak {s['rss_peak_mib']:.0f} MiB, mean {s['rss_mean_mib']:.0f} MiB; "
                   f"CPU mean {s['cpu_mean_pct']:.0f} %, peak {s['cpu_peak_pct']:.0f} % of one core "
                   f"({s['samples']} samples, one a second)")
-    print(f"machine: {os.cpu_count()} cores; load average now {os.getloadavg()[0]:.1f}")
+    print(f"machine: {os.cpu_count()} cores; load average (1, 5, 15 min) at the start "
+          f"{' '.join(f'{x:.1f}' for x in load)}, now {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
 
 
 def main() -> int:

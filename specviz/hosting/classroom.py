@@ -39,6 +39,10 @@ TOKEN_RE = re.compile(r"^[0-9a-f]{32}$")
 KEY_RE = re.compile(r"^[0-9a-f]{64}$")
 MAX_OPTIONS, MAX_TEXT = 8, 200
 MAX_VIEW_BYTES = 3_000_000    # a recorded trace of lesson 1 at the host's largest limits fits
+# Each poll is a script run on the server and a redraw in the browser (about 10 ms and 45 ms of CPU on
+# a 2-core host, docs/benchmarks.md): a class's followers together poll at most CLASS_POLLS_PER_S
+# times a second, so a large class costs the server what ten students do, not three times that.
+POLL_S, POLL_MAX_S, CLASS_POLLS_PER_S = 2.0, 8.0, 5.0
 
 
 class ClassError(ValueError):
@@ -57,6 +61,16 @@ def token_or_new(text) -> str:
     ('0123456789abcdef0123456789abcdef', 32, 32)
     """
     return text if isinstance(text, str) and TOKEN_RE.match(text) else new_token()
+
+
+def poll_every(followers: int) -> float:
+    """Seconds between two polls of one follower in a class of `followers` (see CLASS_POLLS_PER_S):
+    two in a small class, longer in a large one, never more than POLL_MAX_S.
+
+    >>> poll_every(1), poll_every(10), poll_every(30), poll_every(500)
+    (2.0, 2.0, 6.0, 8.0)
+    """
+    return min(POLL_MAX_S, max(POLL_S, followers / CLASS_POLLS_PER_S))
 
 
 def _digest(key: str) -> str:
@@ -256,9 +270,10 @@ class Classroom:
 
     # --- a follower ------------------------------------------------------------------------------
     def follow(self, code: str, token: str) -> dict:
-        """The class as a follower sees it: {"code", "view", "step", "question", "votes", "voted"};
-        "voted" says whether this token has answered the open question (never what it chose), so a
-        browser that reloaded shows its answer as counted."""
+        """The class as a follower sees it: {"code", "view", "step", "question", "votes", "voted",
+        "poll_s"}; "voted" says whether this token has answered the open question (never what it
+        chose), so a browser that reloaded shows its answer as counted; "poll_s" is how often this
+        follower should ask again, for the class's size now (`poll_every`)."""
         state = self._state(code)
         if not isinstance(token, str) or not TOKEN_RE.match(token):
             raise ClassError("This browser's follower token is not valid; reload the page.")
@@ -267,7 +282,8 @@ class Classroom:
         q = state["question"]
         return {"code": state["code"], "view": state["view"], "step": state["step"], "question": q,
                 "votes": self.tally(state["code"]),
-                "voted": bool(q) and self.store.has(f"voters:{state['code']}:{q['id']}", token)}
+                "voted": bool(q) and self.store.has(f"voters:{state['code']}:{q['id']}", token),
+                "poll_s": poll_every(self.store.size(f"followers:{state['code']}"))}
 
     def vote(self, code: str, token: str, question: str, option: str) -> None:
         state = self._state(code)

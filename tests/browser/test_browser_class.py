@@ -20,7 +20,7 @@ from websockets.sync.client import connect
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
-from specviz.hosting.classroom import Classroom, RedisStore
+from specviz.hosting.classroom import Classroom, RedisStore, new_token, poll_every
 from tests.browser.chromium import ARTIFACTS, cut_labels, streamlit_server, sync_api
 
 expect = sync_api.expect
@@ -233,12 +233,15 @@ def test_a_poll_the_browser_sent_from_the_page_before_a_switch_costs_one_redraw_
     switched it to the presenter's lesson 5. Streamlit 1.67 runs that tick as a fragment run on
     lesson 1, and its new_session names lesson 1: the frontend (App.handleNewSession, a page other
     than its own: clearAppState) removes everything lesson 5 drew. The app must then draw lesson 5
-    whole again within that same poll (appkit.screen.polling)."""
+    whole again within that same poll (appkit.screen.polling). The class has thirty followers, so the
+    student's poll also shows the class's pace reaching the browser (specviz.hosting.classroom.poll_every)."""
     config = tmp_path / "specviz.toml"
     config.write_text(f'[classes]\nstore = "{redis_url}"\n[sets.embedded]\nembedded = true\n')
     room = Classroom(RedisStore(redis_url), 20, 60, 3600)
     code, key = room.start()
     room.show(code, key, {"page": "biased_admission", "params": {}})   # the presenter is on lesson 5
+    for _ in range(29):
+        room.follow(code, new_token())   # twenty-nine students follow already
     with streamlit_server({"SPECVIZ_CONFIG": str(config)}) as url:
         with session(url) as student:
             student.query = f"class={code}"   # the class link
@@ -249,8 +252,9 @@ def test_a_poll_the_browser_sent_from_the_page_before_a_switch_costs_one_redraw_
             assert any("Biased admission" in t for t in texts(first))
             pages = {p.url_pathname: p.page_script_hash for kind, m in first if kind == "navigation"
                      for p in m.navigation.app_pages}
-            polls = [m.auto_rerun.fragment_id for kind, m in first if kind == "auto_rerun" and m.auto_rerun.interval == 2]
-            assert len(polls) == 1, "a follower's screen polls its class every two seconds"
+            polls = [m.auto_rerun.fragment_id for kind, m in first
+                     if kind == "auto_rerun" and m.auto_rerun.interval == poll_every(30) > 2]
+            assert len(polls) == 1, "a follower of a class of thirty polls at the class's pace, not every two seconds"
             assert "seen=" in student.query and "token=" in student.query   # the screen it has, its token
 
             student.rerun("draft_and_verify", pages["draft_and_verify"], polls[0])   # the stale tick

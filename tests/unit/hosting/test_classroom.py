@@ -7,7 +7,8 @@ import time
 
 import pytest
 
-from specviz.hosting.classroom import ALPHABET, CODE_LENGTH, ClassError, Classroom, MemoryStore, RedisStore, new_token
+from specviz.hosting.classroom import (ALPHABET, CLASS_POLLS_PER_S, CODE_LENGTH, POLL_MAX_S, POLL_S, ClassError, Classroom,
+                                      MemoryStore, RedisStore, new_token)
 
 
 class Clock:
@@ -208,3 +209,23 @@ def test_the_presenter_counts_followers_once_each_and_only_with_its_key(make):
     assert room.following(code, key) == 3
     with pytest.raises(ClassError, match="Only the browser that started this class"):
         room.following(code, new_token() * 2)
+
+
+def test_a_large_class_polls_less_often_so_its_polls_together_stay_bounded(make):
+    """Each follower is told how often to poll for the class's size now: every two seconds in a small
+    class, and in a large one so that all its followers together ask about CLASS_POLLS_PER_S times a
+    second (each poll is a script run on the server), up to POLL_MAX_S between two polls."""
+    room = make(max_followers=60)
+    code, key = room.start()
+    first = new_token()
+    assert room.follow(code, first)["poll_s"] == POLL_S
+    for _ in range(9):
+        room.follow(code, new_token())
+    assert room.follow(code, first)["poll_s"] == POLL_S            # ten followers: still every two seconds
+    for _ in range(20):
+        room.follow(code, new_token())
+    slow = room.follow(code, first)["poll_s"]
+    assert slow == 30 / CLASS_POLLS_PER_S > POLL_S                 # thirty: the class's polls stay bounded
+    for _ in range(30):
+        room.follow(code, new_token())
+    assert room.follow(code, first)["poll_s"] == POLL_MAX_S       # sixty: never slower than the cap
