@@ -15,3 +15,4 @@ try:
         appkit.mark_seen()   # last: the browser has this screen once its address carries its number
 finally:
     st.session_state[appkit.FRAMED] = False   # a page run without this frame draws it itself
+    appkit.start_loading()   # after the page: the first page draws before the models take the cores

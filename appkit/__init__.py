@@ -20,7 +20,7 @@ from appkit.course import CHECKS_AHEAD, DRAFT_VERIFY, HOME, LESSONS, current_pag
 from appkit.frame import apology, css, frame, header, next_lesson
 from appkit.links import set_link
 from appkit.predict import forget_predictions, predict, prediction
-from appkit.runtime import check, engine, limits, models, new_tokens, remember, require_models
+from appkit.runtime import check, engine, limits, models, new_tokens, remember, require_models, start_loading
 from appkit.screen import fragment_run, hold, mark_seen, stop
 from appkit.state import FRAMED, KEEP, at_most, default, following, key, presenter
 from appkit.votes import class_result

@@ -1,8 +1,9 @@
 """What a page runs on: the host's config, the shared model sets, and the one engine lock.
 
 The host's config file (specviz.hosting.config) names the model sets the sidebar offers and the
-limits of one run. Each set loads once per server and device, in a thread of its own started by the
-first run that asks for it (`loader`), and is shared by every session: a page draws at once, and
+limits of one run. Each set loads once per server and device, in a thread of its own started once the
+first run has drawn its page (`start_loading`, called by app.py) or by the first action that needs the
+models, whichever comes first (`loader`), and is shared by every session: a page draws at once, and
 only what runs the models waits for them (`models`, `require_models`, with a "loading the models"
 spinner). Every engine call that touches them goes through `engine()`: one lock, which also keeps
 live timings clean (two sessions never time a forward at the same moment).
@@ -80,7 +81,7 @@ def loader(set_name: str, device: str) -> Background:
     """One model set on one device, loading in its own thread, shared by every session. A changed
     set, or one that failed to load (its error is kept and shown), needs a server restart. On a CPU
     the thread count is then measured on the cores free now (specviz.generator.threads); the load's
-    value is (models, that measurement)."""
+    value is (models, that measurement). Created unstarted: see `start_loading`."""
     cfg, lock = config(), _lock()
 
     def load():
@@ -90,7 +91,7 @@ def loader(set_name: str, device: str) -> Background:
         m = load_model_set(cfg, set_name, device)
         with lock:
             return m, fit_threads(m)
-    return Background(load, name=f"load {set_name} on {device}")
+    return Background(load, name=f"load {set_name} on {device}", start=False)
 
 
 def devices() -> list[str]:
@@ -128,8 +129,16 @@ def chosen() -> tuple[str, str]:
 
 
 def loading() -> Background:
-    """The load of this session's set, started by the first run that asks (see `loader`)."""
+    """The load of this session's set (see `loader`), which may not have started yet."""
     return loader(*chosen())
+
+
+def start_loading():
+    """Start loading this session's set, if nothing has: app.py calls it once a run has drawn its page,
+    since loading (transformers' imports, the thread count's measurement) takes both cores for seconds
+    (on the 2-core host the home page's race button came 9.2-9.5 s after `streamlit run`, 9.8-10.1 s
+    with the load started mid-run; scripts/first_page.py). What needs the models starts it itself."""
+    loading().start()
 
 
 _NO_WAIT = contextvars.ContextVar("models_no_wait", default=False)
