@@ -133,7 +133,7 @@ def speedup_sentence(speed) -> str:
     """
     said = f"Speedup over the runs: **{speed.label(unit='×')}**"
     side = versus_plain(speed)
-    if side == "faster" or side == "slower":
+    if side in ("faster", "slower"):
         return f"{said}: {side} than plain decoding in every run."
     return f"{said}: faster or slower is **within this machine's noise** here."
 
