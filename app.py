@@ -10,8 +10,12 @@ import appkit
 nav = appkit.frame()
 try:
     with appkit.apology():   # the one place around every page: an unexpected error shows an id, not a traceback
+        page = appkit.current_page(nav)
+        # a presenter's page reaches its followers before it runs (a page may wait minutes for the
+        # models on a fresh server), and again with what it drew (its settings, lesson 1's trace)
+        appkit.show_class(page)
         nav.run()
-        appkit.show_class(appkit.current_page(nav))   # a class's followers draw what the presenter's page shows
+        appkit.show_class(page)
         appkit.mark_seen()   # last: the browser has this screen once its address carries its number
 finally:
     st.session_state[appkit.FRAMED] = False   # a page run without this frame draws it itself

@@ -109,8 +109,11 @@ def lead_from_link():
 
 
 def show_class(url_path: str):
-    """After the presenter's page ran: share what it shows (the page, its link, lesson 1's recorded
-    trace) when that changed, so followers draw it without running the models."""
+    """Before and after the presenter's page runs (app.py): share what it shows (the page, its link,
+    lesson 1's recorded trace) when that changed, so followers draw it without running the models.
+
+    Before: a page switch reaches the followers at once, even while the page then waits for the
+    models (a fresh server loads them for minutes); after: with what the page drew."""
     lead = leading()
     if not lead:
         return

@@ -15,3 +15,13 @@ def short_runs(tmp_path, monkeypatch) -> int:
     path.write_text(f"[limits]\nmax_new_tokens = {SHORT}\n[sets.embedded]\nembedded = true\n")
     monkeypatch.setenv("SPECVIZ_CONFIG", str(path))
     return SHORT
+
+
+@pytest.fixture
+def unloaded_set(tmp_path, monkeypatch):
+    """A host config whose only set this process has never loaded (a fresh name for the shipped models)."""
+    name = f"first_{tmp_path.name}".replace("-", "_")
+    path = tmp_path / "specviz.toml"
+    path.write_text(f"[sets.{name}]\nembedded = true\nlabel = \"The shipped models, not loaded yet\"\n")
+    monkeypatch.setenv("SPECVIZ_CONFIG", str(path))
+    return name

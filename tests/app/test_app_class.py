@@ -5,11 +5,16 @@ the followers show the same round and phase from the presenter's recorded trace,
 once, the presenter sees the count and reveals, and every follower then sees the answer with
 the class's distribution. Browsers and two server processes are in test_browser_class.py.
 """
+import threading
+import time
+
 import pytest
 from streamlit.runtime.forward_msg_queue import ForwardMsgQueue
 from streamlit.testing.v1 import AppTest
 
 from appkit.classroom import room
+from appkit.runtime import engine, loader
+from specviz.hosting.classroom import new_token
 from tests.app.test_app_pages import APP, button
 
 
@@ -65,6 +70,39 @@ def test_followers_show_the_presenters_round_vote_once_and_see_the_reveal():
         assert s.session_state["draft"]["stepper"].cursor == teacher.session_state["draft"]["stepper"].cursor
         shown = "\n".join(m.value for m in s.markdown)
         assert "the target kept" in shown and "**The class answered** (3 votes)" in shown
+
+
+@pytest.mark.slow
+def test_a_presenters_page_switch_reaches_the_class_while_that_page_waits_for_the_models(unloaded_set):
+    """A presenter starts a class on home while a fresh server loads its models, then opens lesson 1,
+    whose run waits for them: the followers must move to lesson 1 at once, not minutes later when
+    the load is done (a follower sat on home for 120 s in a browser test). Another session's run
+    holds the engine lock meanwhile, which keeps the load from finishing (it measures the threads
+    under that lock), until the class shows lesson 1 or two minutes have passed."""
+    teacher = AppTest.from_file(APP, default_timeout=300)
+    teacher.session_state["keep_presenter"] = True
+    teacher.run()
+    button(teacher, "Start a class").click().run()
+    code, student, busy, seen = teacher.session_state["class_lead"]["code"], new_token(), threading.Event(), []
+
+    def shown() -> str:
+        return room().follow(code, student)["view"].get("page")
+
+    def another_run():
+        with engine():
+            busy.set()
+            deadline = time.monotonic() + 120
+            while shown() != "draft_and_verify" and time.monotonic() < deadline:
+                time.sleep(0.2)
+            seen.extend([not loader(unloaded_set, teacher.session_state["keep_device"]).done, shown()])
+
+    holder = threading.Thread(target=another_run)
+    holder.start()
+    busy.wait()
+    teacher.switch_page("pages/draft_and_verify.py").run()   # waits for the models, which wait for the lock
+    holder.join()
+    assert seen == [True, "draft_and_verify"]        # shown to the class while the models were still loading
+    assert "Draft and verify" in teacher.title[0].value
 
 
 def test_an_unknown_or_malformed_class_code_is_named_and_the_page_still_works():

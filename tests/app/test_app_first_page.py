@@ -16,16 +16,6 @@ from tests.paths import ROOT
 APP = str(ROOT / "app.py")
 
 
-@pytest.fixture
-def unloaded_set(tmp_path, monkeypatch):
-    """A host config whose only set this process has never loaded (a fresh name for the shipped models)."""
-    name = f"first_{tmp_path.name}".replace("-", "_")
-    path = tmp_path / "specviz.toml"
-    path.write_text(f"[sets.{name}]\nembedded = true\nlabel = \"The shipped models, not loaded yet\"\n")
-    monkeypatch.setenv("SPECVIZ_CONFIG", str(path))
-    return name
-
-
 @pytest.mark.slow
 def test_the_home_page_and_its_race_button_draw_before_the_models_have_loaded(unloaded_set):
     at = AppTest.from_file(APP, default_timeout=300).run()

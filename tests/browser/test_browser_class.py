@@ -84,37 +84,38 @@ def vote(students, question: str, choices: list[str]):
         expect(s.get_by_text(re.compile(r"Your answer is counted")).last).to_be_visible(timeout=120_000)
 
 
-def test_a_class_on_one_server(browser):
-    with streamlit_server() as url:
-        teacher, code = start_class(browser, url)
-        students = []
-        for _ in range(3):
-            s = person(browser, 1024, 768)
-            s.goto(f"{url}/?class={code}")
-            students.append(s)
-        on_page(students, "Draft and verify")
-        teacher.get_by_role("button", name="Next phase").click()
-        for s in students:   # within the two-second poll (and a busy machine's margin), round 1's draft
-            expect(s.get_by_text("round 1", exact=False).first).to_be_visible(timeout=60_000)
-            assert s.get_by_role("button", name="Reveal").count() == 0
-        vote(students, QUESTION_1, ["1", "1", "2"])
-        for s in students:
-            expect(s.get_by_role("radio", name="0", exact=True).last).to_be_disabled()   # no second vote
-        expect(teacher.get_by_text("3 of 3 following students have answered.").last).to_be_visible(timeout=60_000)
-        assert teacher.get_by_text(re.compile(r"The class answered")).count() == 0   # the spread waits for the reveal
-        # (no waiting for a quiet page: one that polls its class every two seconds is never quiet)
-        students[0].get_by_role("button", name="Next phase").last.click()   # not past the presenter's question
-        expect(students[0].get_by_text("The presenter has not shown this yet").first).to_be_visible(timeout=60_000)
-        assert students[0].get_by_text("the target kept", exact=False).count() == 0
-        students[0].get_by_role("button", name="◀ Back").last.click()        # a follower steps only itself
-        expect(students[0].get_by_text("Ready", exact=False).first).to_be_visible(timeout=60_000)
-        expect(students[1].get_by_text(QUESTION_1).last).to_be_visible()
-        teacher.get_by_role("button", name="Reveal").last.click()
-        expect(teacher.get_by_text(re.compile(r"The class answered \(3 votes\)")).last).to_be_visible(timeout=60_000)
-        for s in students:
-            expect(s.get_by_text(re.compile(r"The class answered \(3 votes\)")).last).to_be_visible(timeout=60_000)
-            expect(s.get_by_text("the target kept", exact=False).first).to_be_visible(timeout=60_000)
-        expect(teacher.get_by_text(re.compile(r"round 1\b")).last).to_be_visible()   # still the teacher's own round
+def test_a_class_on_one_server(browser, app):
+    """On the suite's server, its models loaded (a class that starts while they load is
+    tests/app/test_app_class.py's: its followers move with the presenter before the load ends)."""
+    teacher, code = start_class(browser, app)
+    students = []
+    for _ in range(3):
+        s = person(browser, 1024, 768)
+        s.goto(f"{app}/?class={code}")
+        students.append(s)
+    on_page(students, "Draft and verify")
+    teacher.get_by_role("button", name="Next phase").click()
+    for s in students:   # within the two-second poll (and a busy machine's margin), round 1's draft
+        expect(s.get_by_text("round 1", exact=False).first).to_be_visible(timeout=60_000)
+        assert s.get_by_role("button", name="Reveal").count() == 0
+    vote(students, QUESTION_1, ["1", "1", "2"])
+    for s in students:
+        expect(s.get_by_role("radio", name="0", exact=True).last).to_be_disabled()   # no second vote
+    expect(teacher.get_by_text("3 of 3 following students have answered.").last).to_be_visible(timeout=60_000)
+    assert teacher.get_by_text(re.compile(r"The class answered")).count() == 0   # the spread waits for the reveal
+    # (no waiting for a quiet page: one that polls its class every two seconds is never quiet)
+    students[0].get_by_role("button", name="Next phase").last.click()   # not past the presenter's question
+    expect(students[0].get_by_text("The presenter has not shown this yet").first).to_be_visible(timeout=60_000)
+    assert students[0].get_by_text("the target kept", exact=False).count() == 0
+    students[0].get_by_role("button", name="◀ Back").last.click()        # a follower steps only itself
+    expect(students[0].get_by_text("Ready", exact=False).first).to_be_visible(timeout=60_000)
+    expect(students[1].get_by_text(QUESTION_1).last).to_be_visible()
+    teacher.get_by_role("button", name="Reveal").last.click()
+    expect(teacher.get_by_text(re.compile(r"The class answered \(3 votes\)")).last).to_be_visible(timeout=60_000)
+    for s in students:
+        expect(s.get_by_text(re.compile(r"The class answered \(3 votes\)")).last).to_be_visible(timeout=60_000)
+        expect(s.get_by_text("the target kept", exact=False).first).to_be_visible(timeout=60_000)
+    expect(teacher.get_by_text(re.compile(r"round 1\b")).last).to_be_visible()   # still the teacher's own round
 
 
 def go(teacher, title: str):
