@@ -19,6 +19,7 @@ costs in one-token steps, and `explain` puts that in the page's words, within th
 
 What it leaves out: prefill (time to first token); both runners pay it before the start line.
 """
+import html
 from dataclasses import dataclass, field
 
 from specviz.generator.engine import Generation
@@ -166,6 +167,66 @@ def explain(speed, why: dict) -> tuple[str, str]:
         where = f"none of {races} was slower than plain decoding, and the slowest ran level with it (1×)"
     return "noise", (f"Faster or slower here is **within this machine's noise**: {where}. {rounds}. Lesson 7 takes a "
                      "round's time apart.")
+
+
+def first_difference(plain: list[str], spec: list[str]) -> int | None:
+    """Where two token texts part: the 0-based index of the first token that differs (or where the
+    shorter one ends), None when they are the same token for token.
+
+    >>> first_difference(["a", "b"], ["a", "b"]), first_difference(["a", "b", "c"], ["a", "x", "c"])
+    (None, 1)
+    >>> first_difference(["a"], ["a", "b"])
+    1
+    """
+    at = next((i for i, (p, s) in enumerate(zip(plain, spec)) if p != s), min(len(plain), len(spec)))
+    return None if at == len(plain) == len(spec) else at
+
+
+def md_token(text: str | None) -> str:
+    r"""A token's text inside a markdown sentence, shown as itself and quoted: markdown's punctuation is
+    escaped and <, > and & are written as entities, since the text is the model's and the prompt is the
+    learner's; a space is a visible sign, as in the lanes.
+
+    >>> print(md_token(" **bold**"), md_token("<b>&"), md_token(None))
+    '␣\*\*bold\*\*' '&lt;b&gt;&amp;' the end of its text
+    """
+    if text is None:
+        return "the end of its text"
+    out = "".join("\\" + c if c in "\\`*_{}[]()#+-.!|~" else html.escape(c, quote=False) for c in text)
+    return "'" + out.replace(" ", "␣").replace("\n", "↵") + "'"
+
+
+def same_text(plain: list[str], spec: list[str]) -> str:
+    """The race's "Same text" line, from the two runners' token texts.
+
+    >>> same_text(["The", " cat"], ["The", " cat"])
+    '**Same text:** yes, token for token.'
+    >>> same_text(["The", " cat", " sat"], ["The", " dog", " sat"])
+    "**Same text:** no. The texts part at token 2: plain decoding chose '␣cat', speculative decoding '␣dog'."
+    """
+    at = first_difference(plain, spec)
+    if at is None:
+        return "**Same text:** yes, token for token."
+    chose = lambda texts: md_token(texts[at] if at < len(texts) else None)
+    return (f"**Same text:** no. The texts part at token {at + 1}: plain decoding chose {chose(plain)}, speculative "
+            f"decoding {chose(spec)}.")
+
+
+def same_answer(plain: list[str], spec: list[str]) -> str:
+    """The answer to the home page's question (will the two texts be the same?) once a race has run:
+    the theory says the same, within implementation numerics; where this race's texts part, the answer
+    says so, so that it never sits above a "Same text: no" as a plain "the same".
+
+    >>> same_answer(["a", "b"], ["a", "b"])
+    '**Answer: the same**, and this race shows it: token for token.'
+    >>> same_answer(["a", "b"], ["a", "c"])
+    '**Answer: the same in exact arithmetic, but not in this race**: its texts part at token 2, where the numerics flipped a greedy token.'
+    """
+    at = first_difference(plain, spec)
+    if at is None:
+        return "**Answer: the same**, and this race shows it: token for token."
+    return (f"**Answer: the same in exact arithmetic, but not in this race**: its texts part at token {at + 1}, "
+            "where the numerics flipped a greedy token.")
 
 
 def opening_setting(drafters: list[str], markov: list[str]) -> tuple[str, int]:

@@ -179,3 +179,42 @@ def test_the_fastest_is_claimed_exactly_when_no_other_range_reaches_it(runs):
     for n in tried:
         if n != mine:
             assert (f"{n.split()[0]} at k = 2 (" in said) == (n in reach)
+
+
+def test_the_same_text_line_and_the_answer_say_yes_only_for_texts_equal_token_for_token():
+    same = ([" The", " cat"], [" The", " cat"])
+    assert race.same_text(*same) == "**Same text:** yes, token for token."
+    assert race.same_answer(*same) == "**Answer: the same**, and this race shows it: token for token."
+    flipped = ([" The", " cat", " sat"], [" The", " dog", " sat"])
+    assert race.same_text(*flipped) == (
+        "**Same text:** no. The texts part at token 2: plain decoding chose '␣cat', speculative decoding '␣dog'.")
+    assert race.same_answer(*flipped) == (
+        "**Answer: the same in exact arithmetic, but not in this race**: its texts part at token 2, where the "
+        "numerics flipped a greedy token.")
+
+
+def test_a_text_that_stops_early_parts_where_it_ends():
+    """Catches a comparison by zip alone, which calls a text and its own prefix the same."""
+    assert race.first_difference([" a", " b"], [" a"]) == 1
+    assert race.same_text([" a", " b"], [" a"]) == (
+        "**Same text:** no. The texts part at token 2: plain decoding chose '␣b', speculative decoding the end of "
+        "its text.")
+
+
+def test_token_text_in_the_sentence_is_shown_as_text_never_as_markup():
+    assert race.md_token("<script>") == "'&lt;script&gt;'"
+    assert race.md_token("[x](http://e)") == r"'\[x\]\(http://e\)'"
+    assert race.md_token(" *a* \n") == r"'␣\*a\*␣↵'"
+
+
+@given(st.lists(st.sampled_from([" a", " b", "<b>", "*"]), max_size=6),
+       st.lists(st.sampled_from([" a", " b", "<b>", "*"]), max_size=6))
+def test_the_line_says_yes_exactly_when_the_texts_are_equal_and_names_where_they_first_part(plain, spec):
+    line, answer = race.same_text(plain, spec), race.same_answer(plain, spec)
+    assert line.startswith("**Same text:** yes") == (plain == spec)
+    assert answer.startswith("**Answer: the same**, and this race") == (plain == spec)
+    if plain != spec:
+        at = race.first_difference(plain, spec)
+        assert plain[:at] == spec[:at] and (at == min(len(plain), len(spec)) or plain[at] != spec[at])
+        assert f"at token {at + 1}" in line and f"at token {at + 1}," in answer
+        assert "<b>" not in line     # token text is escaped
