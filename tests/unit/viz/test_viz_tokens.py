@@ -227,3 +227,22 @@ def test_the_rounds_outcome_is_one_sentence():
     assert tokens.verdict(r, None, committed=True) == (
         "The target kept **2** of 3 proposals + 1 correction = 3 tokens from one target pass.")
     assert tokens.verdict(greedy_round(proposed=[], proposed_tokens=[], accepted=0), 0, committed=False) == ""
+
+
+@given(st.integers(1, 8).flatmap(lambda n: st.tuples(st.just(n), st.integers(0, n))),
+       st.sampled_from(["correction", "bonus", "stop"]), st.one_of(st.none(), st.integers(0, 8)))
+def test_every_count_the_round_sentence_states_is_the_rounds_own(n_and_kept, last, guess):
+    """Whatever the round kept and however it ended, the sentence names those counts and that ending, and
+    adds up: kept + 1 = the tokens emitted. Catches counts or an ending written from anything but the record."""
+    from types import SimpleNamespace
+    n, kept = n_and_kept
+    r = SimpleNamespace(proposed=list(range(n)), accepted=kept,
+                        emitted=[{"kind": "accepted"}] * kept + [{"kind": last}])
+    said = tokens.summary(r)
+    ending = {"correction": "1 correction", "bonus": "1 bonus", "stop": "1 token the target supplies at the stop rule"}
+    tokens_ = f"{kept + 1} token{'s' if kept else ''}"
+    assert said == f"kept {kept} of {n} proposals + {ending[last]} = {tokens_} from one target pass"
+    opening = f"You predicted {guess}; the target" if guess is not None else "The target"
+    assert tokens.verdict(r, guess, committed=False) == f"{opening} kept **{kept}** of {n} proposals."
+    assert tokens.verdict(r, guess, committed=True).endswith(
+        f" kept **{kept}** of {n} proposals + {ending[last]} = {tokens_} from one target pass.")
