@@ -246,3 +246,46 @@ def test_every_count_the_round_sentence_states_is_the_rounds_own(n_and_kept, las
     assert tokens.verdict(r, guess, committed=False) == f"{opening} kept **{kept}** of {n} proposals."
     assert tokens.verdict(r, guess, committed=True).endswith(
         f" kept **{kept}** of {n} proposals + {ending[last]} = {tokens_} from one target pass.")
+
+
+def test_a_sampling_row_states_the_order_of_u_and_the_ratio():
+    """Catches a row that writes "vs" (no order) or an order from the round's flags: u = 0.700 is not below
+    min(1, 0.200/0.400) = 0.500, so the row says ≥ beside its rejection."""
+    r = greedy_round(greedy=None, accepted=0, decisions=[{"p": 0.2, "q": 0.4, "ratio": 0.5, "u": 0.7,
+                                                         "accepted": False}])
+    assert "u = 0.700 ≥ min(1, p/q) = min(1, 0.200/0.400) = 0.500 <span class=\"sv-mark no\">✗ reject" in (
+        histories.histories_html(r, "verify", "sampling"))
+
+
+def test_a_greedy_row_compares_the_ids_it_names_not_the_rounds_mismatch_flag():
+    """A planted mismatch flag that says row 3 matched while the target's argmax ( d) is not the proposal ( c):
+    the row still says ≠. Catches an "=" written from the flag."""
+    r = greedy_round(greedy={"mismatch": [0, 0, 0], "cumsum": [0, 0, 0], "n_matches": 2, "stop_rule_applied": False})
+    html = histories.histories_html(r, "verify", "greedy")
+    assert "target's argmax is  d ≠ proposal" in html and "target's argmax is  a = proposal" in html
+
+
+@given(st.lists(st.tuples(st.floats(0.0, 0.999), st.floats(0.001, 1.0), st.floats(0.001, 1.0)), min_size=1,
+                max_size=5))
+def test_every_sampling_row_s_sign_and_mark_agree_with_u_and_the_ratio(draws):
+    """Rounds verified by the rule itself (u < min(1, p/q) accepts, the first failure rejects): each used
+    row's sign is the true order of u and the ratio, and its mark agrees with it."""
+    decisions, accepted = [], None
+    for u, p, q in draws:
+        ratio = min(1.0, p / q)
+        decisions.append({"p": p, "q": q, "ratio": ratio, "u": u, "accepted": u < ratio})
+        if accepted is None and not u < ratio:
+            accepted = len(decisions) - 1
+    accepted = len(draws) if accepted is None else accepted
+    n = len(draws)
+    r = greedy_round(greedy=None, accepted=accepted, decisions=decisions, proposed=list(range(10, 10 + n)),
+                     proposed_tokens=[f" t{i}" for i in range(n)], q=[0.5] * n, q_top=[[[10, " a", 0.5]]] * n,
+                     p_top=[[[10, " a", 0.5]]] * (n + 1), p_proposed=[0.5] * n)
+    rows = histories.histories_html(r, "verify", "sampling").split("<tr>")[2:]
+    for i, (row, d) in enumerate(zip(rows, decisions)):
+        if i > accepted:
+            assert "unused" in row and "u = " not in row
+            continue
+        below = d["u"] < d["ratio"]
+        assert (f"u = {d['u']:.3f} &lt; min" in row) == below and (f"u = {d['u']:.3f} ≥ min" in row) == (not below)
+        assert ("✓ keep" in row) == below == (i < accepted)
