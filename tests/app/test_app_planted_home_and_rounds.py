@@ -1,8 +1,16 @@
-"""AppTests that plant a measurement in st.session_state and read the sentence the page draws from it:
-the home race's answer and "Same text" line, its race sentence, and the fastest setting's caption."""
+"""AppTests that plant a measurement and read the sentence the page draws from it: on home (planted in
+st.session_state) the race's answer and "Same text" line and the fastest setting's caption; in lesson 1
+(planted through the page's own trace upload) DLoop's gate row."""
+from streamlit.testing.v1 import AppTest
+
 from appkit import drafter_label
+from specviz.generator.engine import Generation
+from specviz.generator.models import load_embedded
+from specviz.generator.settings import Settings
 from specviz.lessons import race
+from specviz.lessons.inside import gate_reason
 from specviz.lessons.protocol import Spread, spread
+from tests.app.test_app_lesson1 import APP, PAGE, html, press
 from tests.app.test_app_pages import open_page, predict, text
 
 VERDICT = {"tokens_per_round": 2.0, "round_in_steps": 1.6, "wins": True}
@@ -60,3 +68,27 @@ def test_home_calls_a_planted_setting_the_fastest_only_when_its_range_clears_the
         assert ("was the fastest" in caption[0]) == fastest
         assert ("within this machine's noise" in caption[0]) == (not fastest)
         assert (f"{drafter_label('ar')} at k = 2 (1.35×" in caption[0]) == (not fastest)
+
+
+def test_lesson1_s_gate_row_states_what_a_planted_dloop_round_s_numbers_say():
+    """Two DLoop traces planted through the page's own upload: one whose gate can never open (g = 0: a sum of
+    log q is below it unless every proposal was certain), one whose gate always opens (g = −1000) until the
+    stage limit S = 2. The gate row reads each round's numbers. Catches a row that writes its comparison from
+    the record's flag, or that says "draft another stage" on the last stage S allows."""
+    models = load_embedded()
+    at = AppTest.from_file(APP, default_timeout=120).run().switch_page(PAGE).run()
+    for g, opens in [(0.0, False), (-1000.0, True)]:
+        trace = Generation(models, "The best way to learn is to",
+                           Settings.greedy("dloop", 4, block_size=2, loop_threshold=g, max_stages=2)).run()
+        at.file_uploader(key="draft_upload").set_value((f"g{g}.json", trace.to_json().encode(),
+                                                         "application/json")).run()
+        assert not at.error, [e.value for e in at.error]
+        press(at, "Next round")
+        stages = trace.rounds[0].drafter_info["stages"]
+        body = html(at)
+        for i, s in enumerate(stages, 1):
+            reason = gate_reason(i, s["logprob_sum"], g, 2).replace("<", "&lt;")
+            assert reason in body, (g, reason)
+            assert reason.startswith("draft another stage") == (opens and i == 1)
+        assert len(stages) == (2 if opens else 1)
+        assert ("&lt; g = " in body) == (not opens) and ("S = 2 stages is the limit" in body) == opens
