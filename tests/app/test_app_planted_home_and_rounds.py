@@ -53,6 +53,17 @@ def test_a_race_whose_texts_part_is_never_answered_a_plain_the_same():
     assert "yes, token for token" not in text(at)
 
 
+def test_home_says_a_planted_race_level_with_plain_decoding_is_noise_and_not_on_both_sides():
+    """Races at 0.85×, 0.90× and exactly 1.00×: none was faster, none lost by all of them. Catches "fell on
+    both sides of 1×" said of races none of which was above it."""
+    at = planted_race(predict(open_page(), "home", "yes, token for token"), [" a"], [" a"], runs=(0.85, 0.90, 1.00))
+    said = [i.value for i in at.info if "within this machine's noise" in i.value]
+    assert len(said) == 1 and said[0].startswith(
+        "Faster or slower here is **within this machine's noise**: none of the 3 races was faster than plain "
+        "decoding, and the fastest ran level with it (1×).")
+    assert "both sides" not in said[0]
+
+
 def test_home_calls_a_planted_setting_the_fastest_only_when_its_range_clears_the_others():
     """Two planted measurements of "Find the fastest setting": one clear of every other setting, one whose
     runner-up's range overlaps it. Catches a caption that says "the fastest" from the median alone."""
