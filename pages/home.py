@@ -36,12 +36,14 @@ st.markdown("Both runners use the same target model, greedy decoding, on this ma
             "texts, and at which one finishes first.")
 revealed = appkit.predict("home", "will the two texts be the same?",
                           ["yes, token for token", "mostly, a few words differ", "no, different texts"])
+# the theory, whatever a race shows; what leads it is filled in below, once a race has (or has not) run
+WHY_SAME = ("With greedy decoding the target's decisions stay identical, and with sampling the output follows the "
+            "target's own distribution, both **within implementation numerics**: another computation graph can "
+            "round differently and flip a greedy token. What changes is the work: fewer expensive target passes, "
+            f"plus the drafter's own ({appkit.CHECKS_AHEAD}).")
+answer = st.empty()
 if revealed:
-    st.markdown("**Answer: the same.** With greedy decoding the target's decisions stay identical, and with "
-                "sampling the output follows the target's own distribution, both **within implementation "
-                "numerics**: another computation graph can round differently and flip a greedy token. What changes "
-                f"is the work: fewer expensive target passes, plus the drafter's own ({appkit.CHECKS_AHEAD}). "
-                "Start the race to see it on this machine.")
+    answer.markdown(f"**Answer: the same.** {WHY_SAME} Start the race to see it on this machine.")
 appkit.default("keep_home_prompt", PRESETS[0])
 c1, c2, c3 = st.columns([2, 2, 1])
 c1.text_input("Prompt", key="keep_home_prompt")
@@ -130,10 +132,12 @@ if result and revealed:
     for i, (lane, (name, texts, mspt, _)) in enumerate(zip(lanes, result["lanes"])):
         lane.html(lane_html(name, texts, mspt, True, plain=i == 0))
     (_, plain_texts, plain_ms, plain_total), (_, spec_texts, spec_ms, spec_total) = result["lanes"]
-    same = [t for t, _ in plain_texts] == [t for t, _ in spec_texts]
+    plain_tokens, spec_tokens = [t for t, _ in plain_texts], [t for t, _ in spec_texts]
+    # the answer above must agree with this race: where the texts part, it says so (race.same_answer)
+    answer.markdown(f"{race().same_answer(plain_tokens, spec_tokens)} {WHY_SAME}")
     speed, why = result["speedup"], result["verdict"]
-    st.markdown(f"**Same text:** {'yes, token for token' if same else 'no'} · "
-                f"**plain** {plain_ms:.1f} ms/token · **speculative** {spec_ms:.1f} ms/token · "
+    st.markdown(race().same_text(plain_tokens, spec_tokens))
+    st.markdown(f"**plain** {plain_ms:.1f} ms/token · **speculative** {spec_ms:.1f} ms/token · "
                 f"**speedup** {speed.label(unit='×')}")
     tone, said = race().explain(speed, why)
     {"noise": st.info, "lost": st.warning, "won": st.caption}[tone](said)

@@ -19,6 +19,7 @@ costs in one-token steps, and `explain` puts that in the page's words, within th
 
 What it leaves out: prefill (time to first token); both runners pay it before the start line.
 """
+import html
 from dataclasses import dataclass, field
 
 from specviz.generator.engine import Generation
@@ -121,8 +122,12 @@ def verdict(plain: Runner, spec: Runner) -> dict:
 
 def explain(speed, why: dict) -> tuple[str, str]:
     """The race's result in words, from its speedup over races (a protocol.Spread) and the median
-    race's `verdict`: ("noise", …) when the races fell on both sides of 1×, ("lost", …) when all were
-    slower, ("won", …) when all were faster.
+    race's `verdict`: ("won", …) when every race was faster than plain decoding, ("lost", …) when every
+    one was slower, else ("noise", …), whose sentence says where the races fell: on both sides of 1×, or
+    level with it at one end (a race at exactly 1× is neither a win nor a loss).
+
+    The round's two numbers are compared as shown (two decimals), and "so it wins" is said only where
+    they support it: the tone comes from all the races, the round's numbers from the median one.
 
     >>> from specviz.lessons.protocol import Spread
     >>> why = {"tokens_per_round": 2.5, "round_in_steps": 1.9, "wins": True}
@@ -130,18 +135,98 @@ def explain(speed, why: dict) -> tuple[str, str]:
     ('won', 'A speculative round committed **2.50 tokens** and cost as much time as **1.90 one-token steps** of plain decoding: more tokens than steps, so it wins.')
     >>> explain(Spread(1.1, 0.9, 1.4, 5), why)[0], explain(Spread(0.8, 0.7, 0.9, 5), why)[0]
     ('noise', 'lost')
+    >>> explain(Spread(0.9, 0.85, 1.0, 5), why)[1].split(": ")[1]
+    'none of the 5 races was faster than plain decoding, and the fastest ran level with it (1×). A speculative round committed **2.50 tokens** and cost as much time as **1.90 one-token steps** of plain decoding'
     """
-    rounds = (f"A speculative round committed **{why['tokens_per_round']:.2f} tokens** and cost as much time as "
-              f"**{why['round_in_steps']:.2f} one-token steps** of plain decoding")
+    a, b = round(why["tokens_per_round"], 2), round(why["round_in_steps"], 2)
+    than = "more tokens than steps" if a > b else "fewer tokens than steps" if a < b else "as many tokens as steps"
+    rounds = (f"A speculative round committed **{a:.2f} tokens** and cost as much time as "
+              f"**{b:.2f} one-token steps** of plain decoding: {than}")
+    races = "the one race" if speed.n == 1 else f"the {speed.n} races"
+    every = "the one race was" if speed.n == 1 else f"all {speed.n} races were"
     side = protocol.versus_plain(speed)
     if side == "faster":
-        return "won", f"{rounds}: more tokens than steps, so it wins."
+        if a > b:
+            return "won", f"{rounds}, so it wins."
+        # the median race's round and the spread disagree: say both, conclude nothing from the round
+        return "won", f"Speculation won on this machine now: {every} faster. {rounds}."
     if side == "slower":
-        return "lost", (f"Speculation lost on this machine now. {rounds}: a round pays off only when it commits more "
-                        "tokens than the steps it costs. That is lesson 7's arithmetic, and this drafter and k did not "
-                        "meet it here; press **Find the fastest setting on this machine**.")
-    return "noise", (f"Faster or slower here is **within this machine's noise**: the {speed.n} races fell on both "
-                     f"sides of 1×. {rounds}. Lesson 7 takes a round's time apart.")
+        if a > b:   # as above, the other way round
+            return "lost", (f"Speculation lost on this machine now: {every} slower. {rounds}; lesson 7 takes a "
+                            "round's time apart, and **Find the fastest setting on this machine** measures others.")
+        return "lost", (f"Speculation lost on this machine now. {rounds}, and a round pays off only when it commits "
+                        "more tokens than the steps it costs. That is lesson 7's arithmetic, and this drafter and k did "
+                        "not meet it here; press **Find the fastest setting on this machine**.")
+    if speed.low < 1 < speed.high:
+        where = f"{races} fell on both sides of 1×"
+    elif speed.low == speed.high:    # == 1: every race exactly level
+        where = f"{'the one race' if speed.n == 1 else f'all {speed.n} races'} ran level with plain decoding (1×)"
+    elif speed.high == 1:
+        where = f"none of {races} was faster than plain decoding, and the fastest ran level with it (1×)"
+    else:
+        where = f"none of {races} was slower than plain decoding, and the slowest ran level with it (1×)"
+    return "noise", (f"Faster or slower here is **within this machine's noise**: {where}. {rounds}. Lesson 7 takes a "
+                     "round's time apart.")
+
+
+def first_difference(plain: list[str], spec: list[str]) -> int | None:
+    """Where two token texts part: the 0-based index of the first token that differs (or where the
+    shorter one ends), None when they are the same token for token.
+
+    >>> first_difference(["a", "b"], ["a", "b"]), first_difference(["a", "b", "c"], ["a", "x", "c"])
+    (None, 1)
+    >>> first_difference(["a"], ["a", "b"])
+    1
+    """
+    at = next((i for i, (p, s) in enumerate(zip(plain, spec)) if p != s), min(len(plain), len(spec)))
+    return None if at == len(plain) == len(spec) else at
+
+
+def md_token(text: str | None) -> str:
+    r"""A token's text inside a markdown sentence, shown as itself and quoted: markdown's punctuation is
+    escaped and <, > and & are written as entities, since the text is the model's and the prompt is the
+    learner's; a space is a visible sign, as in the lanes.
+
+    >>> print(md_token(" **bold**"), md_token("<b>&"), md_token(None))
+    '␣\*\*bold\*\*' '&lt;b&gt;&amp;' the end of its text
+    """
+    if text is None:
+        return "the end of its text"
+    out = "".join("\\" + c if c in "\\`*_{}[]()#+-.!|~" else html.escape(c, quote=False) for c in text)
+    return "'" + out.replace(" ", "␣").replace("\n", "↵") + "'"
+
+
+def same_text(plain: list[str], spec: list[str]) -> str:
+    """The race's "Same text" line, from the two runners' token texts.
+
+    >>> same_text(["The", " cat"], ["The", " cat"])
+    '**Same text:** yes, token for token.'
+    >>> same_text(["The", " cat", " sat"], ["The", " dog", " sat"])
+    "**Same text:** no. The texts part at token 2: plain decoding chose '␣cat', speculative decoding '␣dog'."
+    """
+    at = first_difference(plain, spec)
+    if at is None:
+        return "**Same text:** yes, token for token."
+    chose = lambda texts: md_token(texts[at] if at < len(texts) else None)
+    return (f"**Same text:** no. The texts part at token {at + 1}: plain decoding chose {chose(plain)}, speculative "
+            f"decoding {chose(spec)}.")
+
+
+def same_answer(plain: list[str], spec: list[str]) -> str:
+    """The answer to the home page's question (will the two texts be the same?) once a race has run:
+    the theory says the same, within implementation numerics; where this race's texts part, the answer
+    says so, so that it never sits above a "Same text: no" as a plain "the same".
+
+    >>> same_answer(["a", "b"], ["a", "b"])
+    '**Answer: the same**, and this race shows it: token for token.'
+    >>> same_answer(["a", "b"], ["a", "c"])
+    '**Answer: the same in exact arithmetic, but not in this race**: its texts part at token 2, where the numerics flipped a greedy token.'
+    """
+    at = first_difference(plain, spec)
+    if at is None:
+        return "**Answer: the same**, and this race shows it: token for token."
+    return (f"**Answer: the same in exact arithmetic, but not in this race**: its texts part at token {at + 1}, "
+            "where the numerics flipped a greedy token.")
 
 
 def opening_setting(drafters: list[str], markov: list[str]) -> tuple[str, int]:
@@ -182,13 +267,34 @@ def fastest_setting(models, prompt: str, drafters: list[str], block_sizes=(2, 4)
 
 
 def fastest_caption(best: dict, label=str) -> str:
-    """What `fastest_setting` found, in words: the setting, how many were measured, its speedup with spread.
+    """What `fastest_setting` found, in words: the setting, how many were measured, its speedup with
+    spread, and whether it was the fastest at all. `fastest_setting` ranks by the median alone, so the
+    caption calls the setting "the fastest" only where its range lies above every other setting's
+    (protocol.beats); where some ranges overlap it, the order is within this machine's noise, and the
+    caption names the settings tied with it, highest median first.
 
     >>> from specviz.lessons.protocol import Spread
-    >>> fastest_caption({"drafter": "dspark", "block_size": 4, "tried": {"a": 0, "b": 0}, "tokens": 24,
-    ...                  "speedup": Spread(1.4, 1.3, 1.5, 3)})
+    >>> clear = {"drafter": "dspark", "block_size": 4, "tokens": 24, "speedup": Spread(1.4, 1.3, 1.5, 3),
+    ...          "tried": {"dspark k=4": Spread(1.4, 1.3, 1.5, 3), "ar k=2": Spread(0.9, 0.8, 1.0, 3)}}
+    >>> fastest_caption(clear)
     'Measured on this machine just now: dspark at k = 4 was the fastest of the 2 settings tried (1.40× (1.30–1.50× over 3 runs) against plain decoding over 24 tokens).'
+    >>> tied = dict(clear, tried=dict(clear["tried"], **{"ar k=4": Spread(1.3, 1.1, 1.35, 3)}))
+    >>> fastest_caption(tied, str.upper)
+    "Measured on this machine just now: DSPARK at k = 4 had the highest median of the 3 settings tried (1.40× (1.30–1.50× over 3 runs) against plain decoding over 24 tokens), but its lead over AR at k = 4 (1.30× (1.10–1.35× over 3 runs)) is within this machine's noise: the race opens on it, and either could be the faster here."
     """
-    return (f"Measured on this machine just now: {label(best['drafter'])} at k = {best['block_size']} was the fastest "
-            f"of the {len(best['tried'])} settings tried ({best['speedup'].label(unit='×')} against plain decoding "
-            f"over {best['tokens']} tokens).")
+    mine = f"{best['drafter']} k={best['block_size']}"
+    others = sorted(((name, s) for name, s in best["tried"].items() if name != mine),
+                    key=lambda item: -item[1].median)
+    tied = [(name, s) for name, s in others
+            if protocol.beats(best["speedup"], s) != "above"]   # never "below": it has the highest median
+    setting = f"{label(best['drafter'])} at k = {best['block_size']}"
+    measured = (f"of the {len(best['tried'])} settings tried ({best['speedup'].label(unit='×')} against plain "
+                f"decoding over {best['tokens']} tokens)")
+    if not tied:
+        return f"Measured on this machine just now: {setting} was the fastest {measured}."
+    names = [f"{label(name.rsplit(' k=', 1)[0])} at k = {name.rsplit(' k=', 1)[1]} ({s.label(unit='×')})"
+             for name, s in tied]
+    listed = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+    return (f"Measured on this machine just now: {setting} had the highest median {measured}, but its lead over "
+            f"{listed} is within this machine's noise: the race opens on it, and "
+            f"{'either could be the faster' if len(tied) == 1 else 'any of them could be the fastest'} here.")

@@ -30,6 +30,16 @@ def history_label(tokens: list[str], i: int) -> str:
 
 
 def _verdict(r, i: int, verifier: str) -> str:
+    """Row i's verdict: what the verifier compared there, with its own numbers, and what the round did
+    (keep, reject, the stop rule, or unused after a rejection). Each comparison sign is worked out from
+    the numbers the row shows, so a row never states an order they do not have.
+
+    >>> from types import SimpleNamespace as R
+    >>> r = R(accepted=1, decisions=[{"p": 0.3, "q": 0.6, "ratio": 0.5, "u": 0.2, "accepted": True},
+    ...                              {"p": 0.1, "q": 0.4, "ratio": 0.25, "u": 0.7, "accepted": False}])
+    >>> _verdict(r, 0, "sampling").split(" <span")[0], _verdict(r, 1, "sampling").split(" <span")[0]
+    ('u = 0.200 &lt; min(1, p/q) = min(1, 0.300/0.600) = 0.500', 'u = 0.700 ≥ min(1, p/q) = min(1, 0.100/0.400) = 0.250')
+    """
     if i >= len(r.decisions):
         return "—"
     d = r.decisions[i]
@@ -42,9 +52,12 @@ def _verdict(r, i: int, verifier: str) -> str:
         if not ok and g and g["stop_rule_applied"]:
             mark = '<span class="sv-mark no">stop rule: target supplies it</span>'
         choice = esc(_text_of(r, i, r.target_choice[i]))
-        return f"target's argmax is {choice} {'=' if g['mismatch'][i] == 0 else '≠'} proposal {mark}"
+        # "=" compares the two ids the row names, not the round's mismatch flag
+        return f"target's argmax is {choice} {'=' if r.target_choice[i] == r.proposed[i] else '≠'} proposal {mark}"
     if verifier == "sampling":
-        return (f"u = {d['u']:.3f} vs min(1, p/q) = min(1, {d['p']:.3f}/{d['q']:.3f}) = {d['ratio']:.3f} {mark}")
+        # the sign is the verifier's own test, u < min(1, p/q) (generator/verify.py), made on the numbers shown
+        sign = "&lt;" if d["u"] < d["ratio"] else "≥"
+        return (f"u = {d['u']:.3f} {sign} min(1, p/q) = min(1, {d['p']:.3f}/{d['q']:.3f}) = {d['ratio']:.3f} {mark}")
     return f"target draws {esc(_text_of(r, i, d['target_draw']))} {mark}"
 
 

@@ -10,10 +10,12 @@ builder here takes `label` (name -> label) and shows no name.
 
 What it leaves out: drafters that record nothing (autoregressive, prompt lookup): empty string.
 """
+import html
 from collections.abc import Callable
 
 import plotly.graph_objects as go
 
+from specviz.lessons.inside import gate_reason
 from specviz.viz.charts import base_layout
 from specviz.viz.style import ACCEPTED, TARGET
 from specviz.viz.tokens import esc
@@ -44,11 +46,18 @@ def survival_html(info: dict, tokens: list[str]) -> str:
 def stages_html(info: dict, tokens: list[str]) -> str:
     """DLoop's stages: proposals per stage, the log-probability sum and the gate's decision.
 
-    >>> html = stages_html({"threshold": -2.0, "max_stages": 3, "stages": [
+    The decision is worked out again from each stage's numbers (Σ log q, g and the stage limit S)
+    by lessons.inside.gate_reason, the rule the drafter itself runs, and not from the "continue"
+    flag the record carries: a replayed or edited trace can carry a flag its numbers contradict,
+    and the row must never print a comparison that is false.
+
+    >>> table = stages_html({"threshold": -2.0, "max_stages": 3, "stages": [
     ...     {"start": 0, "end": 2, "logprob_sum": -0.5, "continue": True},
     ...     {"start": 2, "end": 4, "logprob_sum": -3.1, "continue": False}]}, ["a", "b", "c", "d"])
-    >>> "−0.50 ≥ g = −2.0: draft another stage" in html, "check all 4 proposals" in html
-    (True, True)
+    >>> "draft another stage: Σ log q = −0.50 ≥ g = −2" in table
+    True
+    >>> "check now: Σ log q = −3.10 &lt; g = −2; the target checks all 4 proposals" in table
+    True
     """
     stages, g = info.get("stages") or [], info.get("threshold")
     if g is None or not stages:
@@ -56,17 +65,12 @@ def stages_html(info: dict, tokens: list[str]) -> str:
     rows = []
     for i, s in enumerate(stages, 1):
         chips = " ".join(esc(t) for t in tokens[s["start"]:s["end"]])
-        end = min(s["end"], len(tokens))   # the length limit may have cut the last stage
-        lp = f"{s['logprob_sum']:.2f}".replace("-", "−")
-        gs = f"{g:.1f}".replace("-", "−")
-        if s["continue"]:
-            verdict = f"{lp} ≥ g = {gs}: draft another stage"
-        elif i == info.get("max_stages"):
-            verdict = f"{lp}: stage limit S = {info['max_stages']} reached, check all {end} proposals"
-        else:
-            verdict = f"{lp} &lt; g = {gs}: stop and check all {end} proposals"
+        reason = gate_reason(i, s["logprob_sum"], g, info["max_stages"])
+        if not reason.startswith("draft another stage"):
+            end = min(s["end"], len(tokens))   # the length limit may have cut the last stage
+            reason += f"; the target checks {'its one proposal' if end == 1 else f'all {end} proposals'}"
         provisional = "" if i == 1 else " <small>(context: provisional drafter features)</small>"
-        rows.append(f"<tr><td>stage {i}{provisional}</td><td>{chips}</td><td>{verdict}</td></tr>")
+        rows.append(f"<tr><td>stage {i}{provisional}</td><td>{chips}</td><td>{html.escape(reason)}</td></tr>")
     return ("<table class='sv-table'><tr><th>stage</th><th>proposals</th><th>Σ log q vs threshold</th></tr>"
             + "".join(rows) + "</table>")
 

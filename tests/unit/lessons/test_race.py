@@ -7,7 +7,7 @@ from hypothesis import given, strategies as st
 from specviz.generator.settings import Settings
 from specviz.generator.threads import candidates, fit_threads, free_cores
 from specviz.lessons import race
-from specviz.lessons.protocol import Spread
+from specviz.lessons.protocol import Spread, spread
 
 PROMPT = "The best way to learn is to"
 
@@ -66,9 +66,155 @@ def test_the_race_is_explained_by_where_its_races_fell(speed, tone):
     assert ("lost" in said) == (tone == "lost")
 
 
+@pytest.mark.parametrize("speed, where", [
+    (Spread(1.10, 0.95, 1.40, 5), "the 5 races fell on both sides of 1×"),
+    (Spread(0.90, 0.85, 1.00, 5), "none of the 5 races was faster than plain decoding, and the fastest ran level "
+                                  "with it (1×)"),
+    (Spread(1.10, 1.00, 1.20, 3), "none of the 3 races was slower than plain decoding, and the slowest ran level "
+                                  "with it (1×)"),
+    (Spread(1.00, 1.00, 1.00, 3), "all 3 races ran level with plain decoding (1×)"),
+])
+def test_a_race_inside_the_noise_says_where_its_races_fell(speed, where):
+    """Catches "both sides of 1×" said of races none of which was below (or above) 1×."""
+    _, said = race.explain(speed, {"tokens_per_round": 2.4, "round_in_steps": 2.0, "wins": True})
+    assert said.startswith(f"Faster or slower here is **within this machine's noise**: {where}. ")
+    assert ("both sides" in said) == (speed.low < 1 < speed.high)
+
+
+@pytest.mark.parametrize("speed, tokens, steps, tone, said", [
+    # the round's numbers agree with the tone: the sentence draws the conclusion
+    (Spread(1.30, 1.20, 1.40, 5), 2.4, 2.0, "won",
+     "A speculative round committed **2.40 tokens** and cost as much time as **2.00 one-token steps** of plain "
+     "decoding: more tokens than steps, so it wins."),
+    (Spread(0.80, 0.70, 0.90, 5), 1.6, 2.0, "lost",
+     "Speculation lost on this machine now. A speculative round committed **1.60 tokens** and cost as much time as "
+     "**2.00 one-token steps** of plain decoding: fewer tokens than steps, and a round pays off only when it commits "
+     "more tokens than the steps it costs. That is lesson 7's arithmetic, and this drafter and k did not meet it "
+     "here; press **Find the fastest setting on this machine**."),
+    # they disagree (planted): the numbers are compared as they are, and no conclusion is drawn from them
+    (Spread(1.30, 1.20, 1.40, 5), 1.8, 2.0, "won",
+     "Speculation won on this machine now: all 5 races were faster. A speculative round committed **1.80 tokens** "
+     "and cost as much time as **2.00 one-token steps** of plain decoding: fewer tokens than steps."),
+    (Spread(0.80, 0.70, 0.90, 5), 2.4, 2.0, "lost",
+     "Speculation lost on this machine now: all 5 races were slower. A speculative round committed **2.40 tokens** "
+     "and cost as much time as **2.00 one-token steps** of plain decoding: more tokens than steps; lesson 7 takes a "
+     "round's time apart, and **Find the fastest setting on this machine** measures others."),
+    (Spread(1.10, 0.95, 1.40, 5), 1.999, 2.001, "noise",
+     "Faster or slower here is **within this machine's noise**: the 5 races fell on both sides of 1×. A speculative "
+     "round committed **2.00 tokens** and cost as much time as **2.00 one-token steps** of plain decoding: as many "
+     "tokens as steps. Lesson 7 takes a round's time apart."),
+])
+def test_the_round_s_numbers_are_compared_as_they_are_whatever_the_tone(speed, tokens, steps, tone, said):
+    """Catches a sentence that writes "more tokens than steps, so it wins" from the tone while the round's
+    own numbers show fewer (or "did not meet it" beside more), and a comparison of digits the page hides."""
+    assert race.explain(speed, {"tokens_per_round": tokens, "round_in_steps": steps, "wins": tokens > steps}) == (
+        tone, said)
+
+
+@given(st.lists(st.floats(0.2, 5.0), min_size=1, max_size=9), st.floats(0.5, 9.0), st.floats(0.5, 9.0))
+def test_every_direction_the_race_sentence_states_agrees_with_its_numbers(speedups, tokens, steps):
+    low, high = min(speedups), max(speedups)
+    speed = Spread(sorted(speedups)[(len(speedups) - 1) // 2], low, high, len(speedups))
+    tone, said = race.explain(speed, {"tokens_per_round": tokens, "round_in_steps": steps, "wins": tokens > steps})
+    a, b = round(tokens, 2), round(steps, 2)
+    assert ("more tokens than steps" in said) == (a > b) and ("fewer tokens than steps" in said) == (a < b)
+    assert ("so it wins" in said) == (tone == "won" and a > b)
+    assert ("did not meet it" in said) == (tone == "lost" and a <= b)
+    assert ("both sides of 1×" in said) == (low < 1 < high)
+    assert ("level with" in said) == (tone == "noise" and not low < 1 < high)
+
+
 @given(st.lists(st.floats(0.2, 5.0), min_size=1, max_size=9))
 def test_the_race_never_claims_a_direction_its_races_do_not_all_share(speedups):
     low, high = min(speedups), max(speedups)
     tone, _ = race.explain(Spread(sorted(speedups)[(len(speedups) - 1) // 2], low, high, len(speedups)),
                            {"tokens_per_round": 2.0, "round_in_steps": 1.5, "wins": True})
     assert tone == ("won" if low > 1 else "lost" if high < 1 else "noise")
+
+
+def found(tried: dict, tokens: int = 24) -> dict:
+    """What race.fastest_setting returns for these measured settings: the highest median is chosen."""
+    name = max(tried, key=lambda n: tried[n].median)
+    drafter, k = name.rsplit(" k=", 1)
+    return {"drafter": drafter, "block_size": int(k), "speedup": tried[name], "tokens": tokens, "tried": tried}
+
+
+def test_a_setting_is_called_the_fastest_only_when_its_range_clears_every_other():
+    """Catches a caption that calls the highest median "the fastest" whatever the ranges."""
+    clear = found({"dspark k=4": Spread(1.40, 1.30, 1.50, 3), "dspark k=2": Spread(1.20, 1.10, 1.29, 3),
+                   "ar k=2": Spread(0.90, 0.80, 1.00, 3)})
+    assert race.fastest_caption(clear, str.title) == (
+        "Measured on this machine just now: Dspark at k = 4 was the fastest of the 3 settings tried "
+        "(1.40× (1.30–1.50× over 3 runs) against plain decoding over 24 tokens).")
+    tied = found({"dspark k=4": Spread(1.40, 1.30, 1.50, 3), "dspark k=2": Spread(1.35, 1.25, 1.45, 3),
+                  "ar k=2": Spread(0.90, 0.80, 1.00, 3)})
+    assert race.fastest_caption(tied, str.title) == (
+        "Measured on this machine just now: Dspark at k = 4 had the highest median of the 3 settings tried "
+        "(1.40× (1.30–1.50× over 3 runs) against plain decoding over 24 tokens), but its lead over Dspark at k = 2 "
+        "(1.35× (1.25–1.45× over 3 runs)) is within this machine's noise: the race opens on it, and either could "
+        "be the faster here.")
+
+
+def test_every_setting_whose_range_reaches_the_fastest_is_named_not_only_the_runner_up():
+    """The runner-up by median (dflash k=4) is clear of it, but a wider lower one (ar k=2) reaches it.
+    Catches a caption that compares with the runner-up alone."""
+    best = found({"dspark k=4": Spread(1.40, 1.30, 1.50, 3), "dflash k=4": Spread(1.20, 1.15, 1.25, 3),
+                  "ar k=2": Spread(1.00, 0.70, 1.31, 3), "lookup k=2": Spread(1.35, 1.28, 1.38, 3)})
+    said = race.fastest_caption(best)
+    assert "was the fastest" not in said and "dflash" not in said
+    assert ("its lead over lookup at k = 2 (1.35× (1.28–1.38× over 3 runs)) and ar at k = 2 "
+            "(1.00× (0.70–1.31× over 3 runs)) is within this machine's noise") in said
+    assert said.endswith("any of them could be the fastest here.")
+
+
+@given(st.lists(st.lists(st.floats(0.2, 3.0), min_size=1, max_size=5), min_size=1, max_size=6))
+def test_the_fastest_is_claimed_exactly_when_no_other_range_reaches_it(runs):
+    tried = {f"d{i} k=2": spread(r) for i, r in enumerate(runs)}
+    best = found(tried)
+    said = race.fastest_caption(best)
+    mine = f"{best['drafter']} k=2"
+    reach = [n for n in tried if n != mine and tried[n].high >= best["speedup"].low]
+    assert ("was the fastest" in said) == (not reach)
+    assert ("within this machine's noise" in said) == bool(reach)
+    for n in tried:
+        if n != mine:
+            assert (f"{n.split()[0]} at k = 2 (" in said) == (n in reach)
+
+
+def test_the_same_text_line_and_the_answer_say_yes_only_for_texts_equal_token_for_token():
+    same = ([" The", " cat"], [" The", " cat"])
+    assert race.same_text(*same) == "**Same text:** yes, token for token."
+    assert race.same_answer(*same) == "**Answer: the same**, and this race shows it: token for token."
+    flipped = ([" The", " cat", " sat"], [" The", " dog", " sat"])
+    assert race.same_text(*flipped) == (
+        "**Same text:** no. The texts part at token 2: plain decoding chose '␣cat', speculative decoding '␣dog'.")
+    assert race.same_answer(*flipped) == (
+        "**Answer: the same in exact arithmetic, but not in this race**: its texts part at token 2, where the "
+        "numerics flipped a greedy token.")
+
+
+def test_a_text_that_stops_early_parts_where_it_ends():
+    """Catches a comparison by zip alone, which calls a text and its own prefix the same."""
+    assert race.first_difference([" a", " b"], [" a"]) == 1
+    assert race.same_text([" a", " b"], [" a"]) == (
+        "**Same text:** no. The texts part at token 2: plain decoding chose '␣b', speculative decoding the end of "
+        "its text.")
+
+
+def test_token_text_in_the_sentence_is_shown_as_text_never_as_markup():
+    assert race.md_token("<script>") == "'&lt;script&gt;'"
+    assert race.md_token("[x](http://e)") == r"'\[x\]\(http://e\)'"
+    assert race.md_token(" *a* \n") == r"'␣\*a\*␣↵'"
+
+
+@given(st.lists(st.sampled_from([" a", " b", "<b>", "*"]), max_size=6),
+       st.lists(st.sampled_from([" a", " b", "<b>", "*"]), max_size=6))
+def test_the_line_says_yes_exactly_when_the_texts_are_equal_and_names_where_they_first_part(plain, spec):
+    line, answer = race.same_text(plain, spec), race.same_answer(plain, spec)
+    assert line.startswith("**Same text:** yes") == (plain == spec)
+    assert answer.startswith("**Answer: the same**, and this race") == (plain == spec)
+    if plain != spec:
+        at = race.first_difference(plain, spec)
+        assert plain[:at] == spec[:at] and (at == min(len(plain), len(spec)) or plain[at] != spec[at])
+        assert f"at token {at + 1}" in line and f"at token {at + 1}," in answer
+        assert "<b>" not in line     # token text is escaped

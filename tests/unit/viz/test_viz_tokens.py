@@ -1,5 +1,6 @@
 """Token HTML: escaping, the drafted block per phase, histories, n_matches, cache strip, race lane."""
 import pytest
+from hypothesis import given, strategies as st
 
 from specviz.generator.trace import Round
 from specviz.viz import cache, histories, tokens
@@ -142,7 +143,10 @@ def test_dloop_stages_show_the_gate_and_dspark_the_survival():
             "stages": [{"start": 0, "end": 1, "logprob_sum": -0.2, "continue": True},
                        {"start": 1, "end": 2, "logprob_sum": -0.4, "continue": False}]}
     html = stages.stages_html(info, ["<a>", "b"])
-    assert "&lt;a&gt;" in html and "stage limit S = 2 reached" in html and "provisional" in html
+    assert "&lt;a&gt;" in html and "provisional" in html
+    # stage 2 of S = 2: its sum clears g, yet the limit stops the loop, and the row says both
+    assert ("check now: Σ log q = −0.40 ≥ g = −2 would open the gate, but S = 2 stages is the limit; "
+            "the target checks all 2 proposals") in html
     assert "0.45" in stages.survival_html(info, ["<a>", "b"])
     assert stages.stages_html({"threshold": None, "stages": [{}]}, []) == ""
 
@@ -167,12 +171,45 @@ def test_the_price_of_a_later_stage_reads_as_a_table_and_one_sentence_per_drafte
 
 def test_a_round_cut_by_the_length_limit_shows_only_the_proposals_it_had():
     from specviz.viz import stages
-    # the drafter scored four proposals; the length limit left the round one
+    # the drafter scored four proposals and its gate stayed shut (−9.0 < g = −8); the length limit left
+    # the round one
     info = {"confidence": [0.9, 0.8, 0.7, 0.6], "survival": [0.9, 0.72, 0.5, 0.3], "threshold": -8.0,
-            "max_stages": 2, "stages": [{"start": 0, "end": 4, "logprob_sum": -1.0, "continue": False}]}
+            "max_stages": 2, "stages": [{"start": 0, "end": 4, "logprob_sum": -9.0, "continue": False}]}
     html = stages.survival_html(info, [" found"])
     assert "0.90" in html and "0.80" not in html and "0.72" not in html and "0.30" not in html
-    assert "check all 1 proposals" in stages.stages_html(info, [" found"])
+    assert "check now: Σ log q = −9.00 &lt; g = −8; the target checks its one proposal" in stages.stages_html(
+        info, [" found"])
+
+
+def test_the_gate_row_states_the_comparison_its_numbers_make_not_the_records_flag():
+    """A record whose flag says "stopped" while its numbers open the gate (Σ log q = −1.0 ≥ g = −8 at
+    stage 1 of 2; a replayed or edited trace can carry one): the row reads the numbers. Catches a row
+    that writes "<" from the flag, which printed the false "−1.00 < g = −8.0"."""
+    from specviz.viz import stages
+    info = {"threshold": -8.0, "max_stages": 2,
+            "stages": [{"start": 0, "end": 4, "logprob_sum": -1.0, "continue": False}]}
+    html = stages.stages_html(info, [" a", " b", " c", " d"])
+    assert "draft another stage: Σ log q = −1.00 ≥ g = −8" in html
+    assert "&lt; g" not in html   # −1.00 is not below −8
+
+
+@given(st.lists(st.tuples(st.floats(-30.0, 0.0), st.booleans()), min_size=1, max_size=5),
+       st.floats(-20.0, 0.0), st.integers(1, 5))
+def test_every_gate_row_states_the_comparison_its_numbers_make(sums_and_flags, g, limit):
+    """Whatever the flags say, each row's sign is the true order of Σ log q and g (at the two decimals
+    shown, the sign compares the unrounded numbers), and "draft another stage" appears exactly when the
+    drafter's rule (drafters/block.py) would run another: Σ log q ≥ g and fewer than S stages ran."""
+    from specviz.viz import stages
+    info = {"threshold": g, "max_stages": limit,
+            "stages": [{"start": i, "end": i + 1, "logprob_sum": lp, "continue": flag}
+                       for i, (lp, flag) in enumerate(sums_and_flags)]}
+    html = stages.stages_html(info, [f" t{i}" for i in range(len(sums_and_flags))])
+    rows = html.split("<tr>")[2:]
+    assert len(rows) == len(sums_and_flags)
+    for i, (row, (lp, _)) in enumerate(zip(rows, sums_and_flags), 1):
+        assert ("≥ g" in row) == (lp >= g) and ("&lt; g" in row) == (lp < g)
+        assert ("draft another stage" in row) == (lp >= g and i < limit)
+        assert ("S = " in row) == (i >= limit)
 
 
 def test_a_target_draw_outside_the_top_list_is_named_by_the_token_the_round_committed():
@@ -190,3 +227,65 @@ def test_the_rounds_outcome_is_one_sentence():
     assert tokens.verdict(r, None, committed=True) == (
         "The target kept **2** of 3 proposals + 1 correction = 3 tokens from one target pass.")
     assert tokens.verdict(greedy_round(proposed=[], proposed_tokens=[], accepted=0), 0, committed=False) == ""
+
+
+@given(st.integers(1, 8).flatmap(lambda n: st.tuples(st.just(n), st.integers(0, n))),
+       st.sampled_from(["correction", "bonus", "stop"]), st.one_of(st.none(), st.integers(0, 8)))
+def test_every_count_the_round_sentence_states_is_the_rounds_own(n_and_kept, last, guess):
+    """Whatever the round kept and however it ended, the sentence names those counts and that ending, and
+    adds up: kept + 1 = the tokens emitted. Catches counts or an ending written from anything but the record."""
+    from types import SimpleNamespace
+    n, kept = n_and_kept
+    r = SimpleNamespace(proposed=list(range(n)), accepted=kept,
+                        emitted=[{"kind": "accepted"}] * kept + [{"kind": last}])
+    said = tokens.summary(r)
+    ending = {"correction": "1 correction", "bonus": "1 bonus", "stop": "1 token the target supplies at the stop rule"}
+    tokens_ = f"{kept + 1} token{'s' if kept else ''}"
+    assert said == f"kept {kept} of {n} proposals + {ending[last]} = {tokens_} from one target pass"
+    opening = f"You predicted {guess}; the target" if guess is not None else "The target"
+    assert tokens.verdict(r, guess, committed=False) == f"{opening} kept **{kept}** of {n} proposals."
+    assert tokens.verdict(r, guess, committed=True).endswith(
+        f" kept **{kept}** of {n} proposals + {ending[last]} = {tokens_} from one target pass.")
+
+
+def test_a_sampling_row_states_the_order_of_u_and_the_ratio():
+    """Catches a row that writes "vs" (no order) or an order from the round's flags: u = 0.700 is not below
+    min(1, 0.200/0.400) = 0.500, so the row says ≥ beside its rejection."""
+    r = greedy_round(greedy=None, accepted=0, decisions=[{"p": 0.2, "q": 0.4, "ratio": 0.5, "u": 0.7,
+                                                         "accepted": False}])
+    assert "u = 0.700 ≥ min(1, p/q) = min(1, 0.200/0.400) = 0.500 <span class=\"sv-mark no\">✗ reject" in (
+        histories.histories_html(r, "verify", "sampling"))
+
+
+def test_a_greedy_row_compares_the_ids_it_names_not_the_rounds_mismatch_flag():
+    """A planted mismatch flag that says row 3 matched while the target's argmax ( d) is not the proposal ( c):
+    the row still says ≠. Catches an "=" written from the flag."""
+    r = greedy_round(greedy={"mismatch": [0, 0, 0], "cumsum": [0, 0, 0], "n_matches": 2, "stop_rule_applied": False})
+    html = histories.histories_html(r, "verify", "greedy")
+    assert "target's argmax is  d ≠ proposal" in html and "target's argmax is  a = proposal" in html
+
+
+@given(st.lists(st.tuples(st.floats(0.0, 0.999), st.floats(0.001, 1.0), st.floats(0.001, 1.0)), min_size=1,
+                max_size=5))
+def test_every_sampling_row_s_sign_and_mark_agree_with_u_and_the_ratio(draws):
+    """Rounds verified by the rule itself (u < min(1, p/q) accepts, the first failure rejects): each used
+    row's sign is the true order of u and the ratio, and its mark agrees with it."""
+    decisions, accepted = [], None
+    for u, p, q in draws:
+        ratio = min(1.0, p / q)
+        decisions.append({"p": p, "q": q, "ratio": ratio, "u": u, "accepted": u < ratio})
+        if accepted is None and not u < ratio:
+            accepted = len(decisions) - 1
+    accepted = len(draws) if accepted is None else accepted
+    n = len(draws)
+    r = greedy_round(greedy=None, accepted=accepted, decisions=decisions, proposed=list(range(10, 10 + n)),
+                     proposed_tokens=[f" t{i}" for i in range(n)], q=[0.5] * n, q_top=[[[10, " a", 0.5]]] * n,
+                     p_top=[[[10, " a", 0.5]]] * (n + 1), p_proposed=[0.5] * n)
+    rows = histories.histories_html(r, "verify", "sampling").split("<tr>")[2:]
+    for i, (row, d) in enumerate(zip(rows, decisions)):
+        if i > accepted:
+            assert "unused" in row and "u = " not in row
+            continue
+        below = d["u"] < d["ratio"]
+        assert (f"u = {d['u']:.3f} &lt; min" in row) == below and (f"u = {d['u']:.3f} ≥ min" in row) == (not below)
+        assert ("✓ keep" in row) == below == (i < accepted)

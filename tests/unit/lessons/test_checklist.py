@@ -1,0 +1,54 @@
+"""Lesson 8's checklist column "this app, measured now": what it says about a measurement it is given."""
+import pytest
+
+from specviz.generator.engine import Generation
+from specviz.generator.settings import Settings
+from specviz.lessons import checklist, cost
+from specviz.lessons.pricing import LARGE_GPU, Profile, compare
+
+PROMPT = "The best way to learn is to"
+
+
+@pytest.fixture(scope="module")
+def measured(models) -> dict:
+    """A real, short measurement (one counted run a side) as lesson 8 stores it: greedy, so lossless."""
+    settings = Settings.greedy("ar", 6, block_size=3)
+    return {"prompt": PROMPT, "settings": settings, **cost.measure(models, PROMPT, settings, repeats=1)}
+
+
+def test_a_lossless_measurement_is_said_to_match_its_baseline(models, measured):
+    assert measured["plain"]["trace"].new_ids == measured["speculative"]["trace"].new_ids   # the premise
+    assert checklist.ours(models, measured)["sampling rule"] == (
+        "greedy (temperature 0); output identical to the baseline: yes")
+
+
+def test_a_measurement_whose_output_differs_from_its_baseline_says_no(models, measured):
+    """The baseline's trace planted from another prompt's real run, so the two outputs differ. Catches a
+    row that says "yes" without comparing the outputs (the NO side had never been exercised)."""
+    other = Generation(models, "Once upon a time", Settings.greedy(None, 6)).run()
+    planted = dict(measured, plain=dict(measured["plain"], trace=other))
+    assert other.new_ids != measured["speculative"]["trace"].new_ids                        # the premise
+    assert checklist.ours(models, planted)["sampling rule"] == (
+        "greedy (temperature 0); output identical to the baseline: NO")
+
+
+def test_the_result_row_reads_the_measurement_it_was_given(models, measured):
+    row = checklist.ours(models, measured, str.upper)
+    spec, plain = measured["speculative"]["costs"], measured["plain"]["costs"]
+    assert row["result"] == (
+        f"{plain['ms_per_token']:.2f} → {spec['ms_per_token']:.2f} ms/token, speedup "
+        f"{measured['speedup_spread'].label(unit='×')}, acceptance length {spec['acceptance_length']:.2f} tokens per "
+        "target forward")
+    assert "drafter “AR”, k = 3 proposals per round" in row["target"]
+    assert "each side ran 1 times, alternating" in row["timed boundary"]
+    assert list(row) == checklist.ITEMS
+
+
+def test_the_hardware_row_compares_the_median_run_s_round_with_the_same_rounds_priced_there():
+    """Three runs priced here at 1.70, 2.70 and 2.10 one-token steps a round (step 10 ms; a check of width 5
+    costs 10 + 4 × position ms, a stage 4 ms, bookkeeping 1 ms): the median, 2.10, not the first run's 1.70
+    nor the mean 2.17. Catches a sentence that reads any run but the median."""
+    here = [Profile(f"run {i}", 10.0, position, 4.0, 1.0) for i, position in enumerate((0.5, 3.0, 1.5))]
+    assert checklist.steps_compared(compare([(5, 1, 3)], here, LARGE_GPU)) == (
+        "A round of these rounds costs 2.10 one-token steps here (measured) against 1.40 priced, a large target on "
+        "a GPU (from the sources), for the same 3.00 tokens a round (lesson 7 sets the two side by side).")
