@@ -8,7 +8,7 @@ from hypothesis import given, settings, strategies as st
 
 from specviz.lessons.pricing import LARGE_GPU
 from specviz.lessons.protocol import spread
-from specviz.lessons.sweep import pays_from, regime_rows, regime_verdict, stage_in_regimes, training_note
+from specviz.lessons.sweep import pays_from, regime_rows, regime_verdict, stage_in_regimes, stages_answer, training_note
 
 
 def sweep(first, looping, g=-8.0, speedups=([1.0, 1.1], [1.0, 1.1])):
@@ -139,3 +139,38 @@ def test_a_need_whose_runs_reach_zero_is_shown_as_noise_never_as_negative_tokens
     _, two, _ = planted_regimes()
     assert regime_rows([dict(two, here_needed=spread([-0.8, 1.7]))], "dloop")[0]["needs, priced, this machine"] == "noise"
     assert regime_rows([dict(two, here_needed=spread([0.5, 0.5]))], "dloop")[0]["needs, priced, this machine"] == "0.50"
+
+
+def counted(stages: dict) -> dict:
+    """A sweep's rows with only what the stages answer reads: {drafter: {g: stages a round}}."""
+    return {"rows": [{"drafter": d, "threshold": g, "stages_per_round": n} for d, by_g in stages.items()
+                     for g, n in by_g.items()]}
+
+
+def test_the_stages_answer_is_read_off_the_sweep_s_counts_on_each_side():
+    # the rows come in the order the page sweeps them (ascending g); the answer reads them from the highest g down
+    assert stages_answer(counted({"dloop": {-12.0: 2.5, -8.0: 1.83, -4.0: 1.0}}), str.upper) == (
+        "**Answer, measured here: more.** DLOOP: 1.00 → 1.83 → 2.50 stages a round at g = -4, -8, -12 (the gate "
+        "never opened at g = -4).")
+    # the gate shut at every swept g (0% opening at g = -4 on four presets): a fixed "more" would contradict the table
+    assert stages_answer(counted({"dloop": {-4.0: 1.0, -6.0: 1.0}})) == (
+        "**Answer, measured here: the same.** dloop: 1.00 → 1.00 stages a round at g = -4, -6 (the gate never opened "
+        "at g = -4, -6).")
+    # another split of the rounds can draft fewer stages at a lower g: never called "more"
+    assert stages_answer(counted({"dloop": {-8.0: 2.0, -12.0: 1.8}})).startswith(
+        "**Answer, measured here: not always more.** dloop: 2.00 → 1.80 stages a round at g = -8, -12.")
+    assert stages_answer(counted({"dloop": {-8.0: 1.5, -12.0: 2.0}, "dloop-plain": {-8.0: 1.0, -12.0: 1.0}})).startswith(
+        "**Answer, measured here: it depends on the drafter.**")
+    assert stages_answer(counted({"dloop": {-8.0: 2.0}})).startswith("**Answer, measured here: one g only.**")
+
+
+@given(st.lists(st.tuples(st.integers(-20, -1), st.sampled_from([1.0, 1.25, 1.5, 2.0, 2.5, 3.0])),
+                min_size=2, max_size=6, unique_by=lambda t: t[0]))
+def test_the_stages_answer_states_the_direction_of_the_counts(swept):
+    said = stages_answer(counted({"d": {float(g): n for g, n in swept}}))
+    counts = [n for _, n in sorted(swept, reverse=True)]           # from the highest g down
+    fell = any(b < a for a, b in zip(counts, counts[1:]))
+    assert said.startswith("**Answer, measured here: not always more.**") == fell
+    assert said.startswith("**Answer, measured here: more.**") == (not fell and counts[-1] > counts[0])
+    assert said.startswith("**Answer, measured here: the same.**") == (not fell and counts[-1] == counts[0])
+    assert ("the gate never opened" in said) == (1.0 in counts)
