@@ -268,6 +268,15 @@ def stage_in_regimes(result: dict, there: Profile, here_name: str) -> list[dict]
 SHORT = {"pays": "pays", "does not pay": "no", "within this machine's noise": "noise", "gate never opened": "–"}
 
 
+def _tokens(x: float) -> str:
+    """A positive need in tokens to two decimals, never rounded down to a free "0.00".
+
+    >>> _tokens(0.654), _tokens(0.004)
+    ('0.65', '<0.01')
+    """
+    return f"{x:.2f}" if round(x, 2) > 0 else "<0.01"
+
+
 def regime_rows(prices: list[dict], drafter: str) -> list[dict]:
     """`drafter`'s rows of `stage_in_regimes` as a narrow table (one per drafter: six short columns, each
     priced one naming its profile, fit a projector's content column): per g, the tokens a later stage added and, in each regime, the tokens it
@@ -288,8 +297,8 @@ def regime_rows(prices: list[dict], drafter: str) -> list[dict]:
         need = p["here_needed"]
         out.append({"g": f"{p['threshold']:g}", "a stage adds": f"{p['tokens_added']:.2f}" if opened else "–",
                     "needs, priced, this machine": ("–" if not opened else "noise" if need.low <= 0   # never below nothing
-                                                    else f"{need.median:.2f}" if f"{need.low:.2f}" == f"{need.high:.2f}"
-                                                    else f"{need.low:.2f}–{need.high:.2f}"),
+                                                    else _tokens(need.median) if _tokens(need.low) == _tokens(need.high)
+                                                    else f"{_tokens(need.low)}–{_tokens(need.high)}"),
                     "pays, priced, this machine": SHORT[p["here"]],
                     "needs, priced, large target": f"{p['there_needed']:.2f}" if opened else "–",
                     "pays, priced, large target": SHORT[p["there"]]})
