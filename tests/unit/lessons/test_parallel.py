@@ -158,3 +158,19 @@ def test_acceptance_by_position_is_given_pooled_and_per_prompt(models):
     measured = by_position(models, ["The best way to learn is to", "He said, he said,"], "dflash", k=3, max_new_tokens=8)
     assert len(measured["per_prompt"]) == 2 and len(measured["pooled"]) == 3
     assert all(len(p) == 3 for p in measured["per_prompt"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["ar", "dflash"]), st.floats(0.1, 20), st.floats(0, 5)), min_size=1,
+                max_size=8))
+def test_each_drafting_step_is_labelled_by_its_ranges_against_the_k_before(runs):
+    """cost_steps: "more" or "less" only where the two ranges part, in the direction of the medians; overlapping
+    ranges are noise; a drafter's first k, or a row after another drafter's, has nothing before it."""
+    rows = [{"drafter": d, "k": i + 1, "spread": spread([low, low + width])} for i, (d, low, width) in enumerate(runs)]
+    for before, row, said in zip([None] + rows, rows, cost_steps(rows)):
+        if before is None or before["drafter"] != row["drafter"]:
+            assert said == "–"
+        elif within_noise(row["spread"], before["spread"]):
+            assert said == "within this machine's noise"
+        else:
+            assert said == ("more" if row["spread"].median > before["spread"].median else "less")
