@@ -229,7 +229,7 @@ def wrong_q_note(first: str, cases: dict) -> str:
 
     >>> print(wrong_q_note(" the", {"true": {"distance": 0.0}, "raw": {"distance": 0.1234},
     ...                              "marginal": {"distance": 0.0}}))  # doctest: +NORMALIZE_WHITESPACE
-    Measured after the first proposal ' the': with the true q the emitted distribution is p exactly (distance
+    Measured after the first proposal `' the'`: with the true q the emitted distribution is p exactly (distance
     0.000000). Handed the q taken before temperature and top-k, it lies 0.1234 from p; handed the backbone's
     marginal (no Markov head), it is p here too (distance 0.000000): at this history that q happens to give
     the same verdicts, which is luck, not a guarantee.
@@ -244,7 +244,7 @@ def wrong_q_note(first: str, cases: dict) -> str:
     head = (f"with the true q the emitted distribution is p exactly (distance {true:.6f})" if true <= EXACT else
             f"with the true q the emitted distribution lies {true:.6f} from p, which is more than rounding")
     rest = "; ".join(said(n) for n in WRONG_Q if n in cases)
-    return f"Measured after the first proposal {first!r}: {head}. {rest[0].upper() + rest[1:]}."
+    return f"Measured after the first proposal {literal(repr(first))}: {head}. {rest[0].upper() + rest[1:]}."
 
 
 # --- 3. numerics: float32 against bfloat16 ----------------------------------------------------

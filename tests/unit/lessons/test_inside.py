@@ -147,7 +147,7 @@ def test_the_gate_reason_agrees_with_the_drafters_rule(stage, limit, lp, g):
 def test_the_wrong_q_note_counts_a_distance_only_beyond_rounding():
     cases = {"true": {"distance": 1e-12}, "raw": {"distance": 0.1234}, "marginal": {"distance": 0.05}}
     assert inside.wrong_q_note("<a>", cases) == (
-        "Measured after the first proposal '<a>': with the true q the emitted distribution is p exactly (distance "
+        "Measured after the first proposal `'<a>'`: with the true q the emitted distribution is p exactly (distance "
         "0.000000). Handed the q taken before temperature and top-k, it lies 0.1234 from p; handed the backbone's "
         "marginal (no Markov head), it lies 0.0500 from p.")
     lucky = inside.wrong_q_note("a", dict(cases, marginal={"distance": 0.0}))
