@@ -134,3 +134,32 @@ def test_lesson4_answers_from_a_planted_profile_on_each_side():
             assert f"**Answer, measured here: {word}.**" in body
         else:   # at most 4 slots left past the anchors under load: request 1 cannot keep all k
             assert "**Answer, measured here: the same.**" not in body
+
+
+def test_lesson7_says_the_side_every_planted_run_fell_on_and_why_a_cheaper_round_here_is_larger(models):
+    """cost.speedup_sentence on its faster, noise and slower sides, and pricing.why_question / why_smaller on the
+    "larger" side: real rounds whose run times are planted so that a round here costs fewer one-token steps (a
+    step of 10 ms, 0.1 ms a further position, 0.5 ms a stage) than on the large-target profile (1.4 steps)."""
+    from specviz.lessons import pricing
+    from tests.app.test_app_pricing import planted_measurement
+    res = planted_measurement(models)
+    shapes = pricing.shapes(res["speculative"]["trace"].rounds)
+    n, positions, stages = len(shapes), sum(w - 1 for w, _, _ in shapes), sum(s for _, s, _ in shapes)
+    cheap = {"rounds": n, "verify_ms": 9.0 * n + 0.1 * positions, "draft_ms": 0.5 * stages, "overhead_ms": 0.1 * n}
+    res["speculative"]["runs_costs"] = [cheap, cheap]
+    at = open_page()
+    at.session_state["measurement"] = res
+    at.switch_page("pages/cost_per_token.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    c = cost.regimes(res, pricing.LARGE_GPU)
+    asked = pricing.why_question(c)
+    assert asked == "Why is this machine's speedup larger than the large-target profile's?"
+    assert f"**{asked}** " + pricing.why_smaller(c) in [m.value for m in at.markdown]
+    for runs, side in (([1.21, 1.30, 1.42], "faster than plain decoding in every run"),
+                       ([0.91, 1.10, 1.33], "within this machine's noise"),
+                       ([0.62, 0.71, 0.83], "slower than plain decoding in every run")):
+        at.session_state["measurement"] = dict(res, speedup_spread=spread(runs))
+        at.run()
+        assert not at.exception
+        said = cost.speedup_sentence(spread(runs))
+        assert side in said and said in [m.value for m in at.markdown], runs
