@@ -9,6 +9,7 @@ running the models again.
 """
 import copy
 
+from appkit import drafter_label
 from specviz.lessons import budget, cost, inside, parallel, workloads
 from specviz.lessons.protocol import spread
 from tests.app.test_app_pages import button, open_page, predict, text
@@ -163,3 +164,24 @@ def test_lesson7_says_the_side_every_planted_run_fell_on_and_why_a_cheaper_round
         assert not at.exception
         said = cost.speedup_sentence(spread(runs))
         assert side in said and said in [m.value for m in at.markdown], runs
+
+
+def test_lesson6_answers_from_the_planted_sweep_s_stages_a_round_on_each_side():
+    """sweep.stages_answer below the sweep: a planted sweep whose gate never opened at g = -4 and drafted 2
+    stages a round at g = -8 answers "more"; one whose gate opened at neither answers "the same", never a fixed
+    "more"."""
+    from specviz.lessons import sweep
+    from tests.app.test_app_pages import planted_sweep
+    at = predict(open_page("pages/dloop.py"), "dloop", "fewer")
+    opened = planted_sweep()
+    shut = [dict(r, threshold=-4.0, stages_per_round=1.0, looped=0.0) for r in opened["rows"]]
+    opened["rows"] = shut + opened["rows"]
+    never = dict(opened, rows=shut + [dict(r, threshold=-8.0) for r in shut])
+    for planted, word in ((opened, "more"), (never, "the same")):
+        at.session_state["dloop_sweep"] = planted
+        at.run()
+        assert not at.exception, [e.value for e in at.exception]
+        said = sweep.stages_answer(planted, drafter_label)
+        assert said.startswith(f"**Answer, measured here: {word}.**")
+        assert any(m.value.startswith(said) for m in at.markdown)
+        assert "**Answer: more.**" not in text(at)
