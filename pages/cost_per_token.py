@@ -147,9 +147,9 @@ st.markdown(f"Why can checking several positions cost little more than one? {app
             "capacity that was otherwise underused. Chen and colleagues also describe **small distributed "
             "communication operations that remain latency-bound** as the short block grows. With enough available "
             "resources, these conditions can make checking several positions only modestly slower than a one-token "
-            "step. The embedded models are far too small for either: on a GPU their step is limited by launching "
-            "kernels from Python, and on a CPU their arithmetic shows sooner. They run on one device, with no "
-            "communication between devices to measure.")
+            "step. The embedded models are far smaller than the models those conditions describe, and they run on "
+            "one device, with no communication between devices to measure: the timing below says what a wider "
+            "check costs them on this machine.")
 
 
 def run_widths():
@@ -162,9 +162,7 @@ st.button("Time the target at widths " + ", ".join(map(str, WIDTHS)), on_click=r
 if "cost_widths" in S:
     rows = S["cost_widths"]
     st.plotly_chart(figs.width_cost(rows), key="cost_width")
-    w16 = rows[-1]
-    st.markdown(f"Checking **{w16['width']} tokens costs {w16['relative']:.2f}×** a one-token step here "
-                "(on the fitted line).")
+    st.markdown(cost.width_sentence(rows))
 
 with st.expander("About the code: how this app multiplies a few rows fast on this CPU"):
     layouts = cpu_linear.report(m.target, rows=(1, S["keep_cost_k"] + 1))
@@ -174,13 +172,14 @@ with st.expander("About the code: how this app multiplies a few rows fast on thi
             "The library (torch) can get the same numbers four ways: with W **as stored**, against a **Wᵀ copy** "
             "(W transposed: rows and columns swapped, so it is read in another order), as **W·xᵀ** (the same "
             "product taken the other way round), or with oneDNN, Intel's library of fast maths routines, against a "
-            "copy it **packed** for a few rows. For the few rows of a one-token step or a verification their speed "
-            "can differ by 3×, and which wins depends on the CPU, the layer's shape and the number of rows. So this "
+            "copy it **packed** for a few rows. For the few rows of a one-token step or a verification their speeds "
+            "can differ, and which wins depends on the CPU, the layer's shape and the number of rows. So this "
             "app times all four for every shape when the models load, and each layer uses the fastest for the rows "
             "it is given, the plain step as much as the check (the code: `specviz/generator/cpu_linear.py`). "
             f"This is {appkit.CHECKS_AHEAD}'s “kernel shapes … can move the break-even point”, measured on this "
             f"machine for the target's layers, at 1 row and at k + 1 = {S['keep_cost_k'] + 1}:")
         st.table(layouts, hide_index=True)
+        st.markdown(cost.layout_gap(layouts))
     else:
         st.markdown("On a GPU the models are left as they are: cuBLAS has no such gap between layouts.")
 

@@ -83,9 +83,6 @@ if "dloop_round" in S:
     appkit.html(stages.stages_html(r.drafter_info, r.proposed_tokens))
     appkit.html(tokens.block_html(r, "commit"))
     st.markdown(tokens.summary(r) + ".")
-if revealed:
-    st.markdown("**Answer: more.** A lower g lets a less confident stage through, so the loop continues more "
-                "often, up to S stages. Whether that pays depends on how much of the extra block survives.")
 
 st.subheader("A live sweep of g, with and without loop-aware training")
 appkit.default("keep_dloop_sweep", [-4.0, -8.0, -12.0])
@@ -123,6 +120,12 @@ if revealed and "dloop_sweep" in S:
     st.caption(f"Plain decoding: {res['baseline']['ms_per_token']:.2f} ms/token on this machine. Stages per round "
                "above 1 are rounds in which the gate opened and DLoop drafted again before the check. Where two "
                "speedups' ranges overlap, their order is within this machine's noise.")
+if revealed:   # below the sweep, so that the answer is drawn after the run that counts its stages
+    st.markdown((sweep.stages_answer(S["dloop_sweep"], appkit.drafter_label) if "dloop_sweep" in S else
+                 "**Answer: more.** Run the sweep above to count the stages on this prompt.")
+                + " By the gate's rule a lower g lets a less confident stage through, so on the same context the "
+                "loop continues at least as often, up to S stages; where no stage clears either g, the count stays "
+                "the same. Whether more stages pay depends on how much of the extra block survives.")
 
 st.subheader("Does a later stage earn its cost?")
 st.markdown(f"“Every additional drafting stage must earn its cost” ({appkit.CHECKS_AHEAD}). Priced from the "

@@ -68,10 +68,10 @@ else:
         f"from 0, of {view['target_depth']}) at the **{view['context_positions']}** positions the target has "
         f"processed (0–{view['context_positions'] - 1}): {len(view['target_layers'])} × {view['target_width']} = "
         f"{view['feature_in']} numbers per position, projected to its width of {view['drafter_width']}. Its block "
-        f"input is **{' '.join(repr(t) for t in view['block_inputs'])}** at positions "
-        f"{view['block_positions'][0]}–{view['block_positions'][-1]}: the anchor {view['anchor']!r} is the newest "
+        f"input is {' '.join(inside.literal(repr(t)) for t in view['block_inputs'])} at positions "
+        f"{view['block_positions'][0]}–{view['block_positions'][-1]}: the anchor {inside.literal(repr(view['anchor']))} is the newest "
         f"committed token, which the target has not processed yet, so it enters as a token, not as features. "
-        f"One pass proposed **{' '.join(repr(t) for t in view['proposals'])}**; the target kept "
+        f"One pass proposed {' '.join(inside.literal(repr(t)) for t in view['proposals'])}; the target kept "
         f"**{view['accepted']}**.")
     st.plotly_chart(figs.attention_map(view), key="inside_attention",
                     config=appkit.chart_config("lesson9-attention"))
@@ -146,15 +146,9 @@ st.button("Search the presets: float32 against bfloat16", on_click=search, type=
 if "inside_precision" in S:
     rows = S["inside_precision"]
     parted = [r for r in rows if r["first_difference"] is not None]
-    st.markdown(f"**Measured here, now:** greedy float32 and bfloat16 outputs differ on **{len(parted)} of "
-                f"{len(rows)}** prompts (12 new tokens each)."
-                + ("" if parted else " No prompt here shows a flipped greedy token; the claim stands as the source "
-                   "states it, without a live case on these models."))
+    st.markdown(inside.precision_note(rows, appkit.new_tokens(12)))
     for r in parted[:2]:
-        gap = f" The float32 logits of the two tokens chosen there differ by only **{r['gap']:.3f}**." \
-            if r["gap"] is not None else ""
-        st.markdown(f"`{r['prompt']}` parts at new token **{r['first_difference'] + 1}**: float32 takes "
-                    f"{r.get('float32_token', '')!r}, bfloat16 {r.get('bfloat16_token', '')!r}.{gap}")
+        st.markdown(inside.parted_note(r))
         st.text(f"float32 : {r['float32']}\nbfloat16: {r['bfloat16']}")
     same = [r["speculative_equals_plain"] for r in rows if r["speculative_equals_plain"] is not None]
     if same:

@@ -100,15 +100,16 @@ st.markdown("*Draft, Then Verify* says a parallel drafter's quality falls off to
 def decay(bar):
     """Conditional acceptance per drafter, the bar naming the drafter and prompt being decoded."""
     drafters = [d for d in ("ar", *blocks) if d in m.drafter_models]
-    start, rates = time.perf_counter(), {}
+    start, rates, per_prompt = time.perf_counter(), {}, {}
     with appkit.engine():
         for i, d in enumerate(drafters):
             def told(done, total, i=i, d=d):
                 bar.progress((i * total + done) / (len(drafters) * total),
                              f"{appkit.drafter_label(d)}: decoding prompt {done + 1} of {total}…")
-            rates[d] = parallel.by_position(m, PRESETS[:3], d, k=6, progress=told)
+            measured = parallel.by_position(m, PRESETS[:3], d, k=6, progress=told)
+            rates[d], per_prompt[d] = measured["pooled"], measured["per_prompt"]
     bar.empty()
-    S["parallel_decay"] = {"rates": rates, "seconds": time.perf_counter() - start}
+    S["parallel_decay"] = {"rates": rates, "per_prompt": per_prompt, "seconds": time.perf_counter() - start}
 
 
 def drafting_cost(bar):
@@ -133,6 +134,8 @@ if "parallel_decay" in S:
                     key="parallel_decay_fig")
     c1.caption("Each drafter decoded the first three presets greedily at k = 6; "
                f"{S['parallel_decay']['seconds']:.0f} s on this machine.")
+    for d, each in S["parallel_decay"]["per_prompt"].items():   # what this run shows, drafter by drafter
+        c1.markdown(parallel.decay_note(each, appkit.drafter_label(d)))
 if "parallel_cost" in S:
     rows = S["parallel_cost"]["rows"]
     c2.plotly_chart(figs.cost_lines(rows, appkit.drafter_label), key="parallel_cost_fig")

@@ -139,8 +139,6 @@ if revealed:   # everything below carries the answer
         for name, text in out:
             st.markdown(f"**{name}:**")
             st.text(prompt + text)
-        same = out[0][1] == out[1][1]
-        st.caption(f"Measured here, now: with the same random seed, plain and speculative sampling gave "
-                   f"{'the same text' if same else 'different texts'}. Either outcome is allowed.")
+        st.caption(coupling.same_seed_caption(out[0][1], out[1][1]))
 
 appkit.next_lesson(__file__)

@@ -122,9 +122,9 @@ if revealed:   # the allocation under load is the answer
                             "tokens admitted": x["admitted"], "ragged slots": x["ragged"],
                             "padded slots": x["padded"], "slots wasted by padding": x["wasted"]} for x in load]),
              hide_index=True)
-    st.markdown("**Answer: usually less.** More anchors already fill the target's cheap slots, so a doubtful "
-                "proposal buys less Θ. Padding every request back to the widest admitted draft spends the slots "
-                "the scheduler saved: the last columns count them.")
-    st.markdown(budget.load_answer(load))
+    st.markdown(budget.load_heading(load) + " " + budget.load_answer(load))
+    st.markdown("Why Θ = τ · SPS(B) usually gives less under load: more anchors already fill the target's cheap "
+                "slots, so a doubtful proposal buys less Θ. Padding every request back to the widest admitted draft "
+                "spends the slots the scheduler saved: the last columns count them.")
 
 appkit.next_lesson(__file__)

@@ -65,6 +65,27 @@ def by_load(confidences: list[list[float]], sps: list[float]) -> list[dict]:
     return out
 
 
+def load_heading(load: list[dict]) -> str:
+    """The prediction's answer as this allocation gives it, from the same numbers as `load_answer`: request 1's
+    admitted proposals as load grows fell ("less"), held ("the same") or rose somewhere ("not always less").
+
+    >>> load_heading([{"requests": 1, "lengths": [3]}, {"requests": 2, "lengths": [2, 1]}])
+    '**Answer, measured here: less.**'
+    >>> load_heading([{"requests": 1, "lengths": [2]}, {"requests": 2, "lengths": [2, 2]}])
+    '**Answer, measured here: the same.**'
+    """
+    word = {"rose": "not always less", "fell": "less", "held": "the same"}[_moved(load)]
+    return f"**Answer, measured here: {word}.**"
+
+
+def _moved(load: list[dict]) -> str:
+    """Request 1's admitted proposals across a by_load result: "rose" at some load, else "fell" overall, else "held"."""
+    first = [row["lengths"][0] for row in load]
+    if any(b > a for a, b in zip(first, first[1:])):
+        return "rose"
+    return "fell" if first[-1] < first[0] else "held"
+
+
 def load_answer(load: list[dict]) -> str:
     """What a by_load result shows about the first request, which every row includes: its admitted
     proposals as the requests sharing the target grow, and whether they fell, held or rose.
@@ -75,13 +96,8 @@ def load_answer(load: list[dict]) -> str:
     >>> load_answer([{"requests": 1, "lengths": [2]}, {"requests": 2, "lengths": [2, 2]}])
     'Measured here: request 1 had 2 → 2 proposals admitted as 1 to 2 requests shared the target: the same at every load here.'
     """
-    first = [row["lengths"][0] for row in load]
-    seq = " → ".join(str(n) for n in first)
-    if any(b > a for a, b in zip(first, first[1:])):
-        verdict = "not always less: it rose at some load, which a noisy profile can cause"
-    elif first[-1] < first[0]:
-        verdict = "less under load"
-    else:
-        verdict = "the same at every load here"
+    seq = " → ".join(str(row["lengths"][0]) for row in load)
+    verdict = {"rose": "not always less: it rose at some load, which a noisy profile can cause",
+               "fell": "less under load", "held": "the same at every load here"}[_moved(load)]
     return (f"Measured here: request 1 had {seq} proposals admitted as 1 to {load[-1]['requests']} requests shared "
             f"the target: {verdict}.")

@@ -157,6 +157,67 @@ def if_drafting_were_free(plain_ms_per_token: float, verify_ms_per_token: float)
             "same acceptance could win here. Only more tokens a round or a cheaper check can.")
 
 
+def forwards_help(plain_rounds: int, rounds: int, tokens: int) -> dict:
+    """The help beside lesson 8's "target forwards" and "tokens per target forward" metrics, read off the
+    same counts: fewer, as many or more target forwards than plain decoding, and whether any proposal
+    survived a check (more committed tokens than forwards). Counts, not timings: nothing here is noisy.
+
+    >>> for said in (forwards_help(32, 12, 32), forwards_help(32, 32, 32)):
+    ...     print(said["rounds"]); print(said["per_forward"])
+    12 target forwards against plain decoding's 32: fewer target rounds.
+    32 tokens from 12 target forwards, more than one a forward: proposals survived the checks (a longer surviving prefix).
+    32 target forwards, as many as plain decoding: speculation saved no target round here.
+    32 tokens from 32 target forwards, one a forward: no proposal survived a check here.
+    """
+    if rounds < plain_rounds:
+        said = f"{rounds} target forwards against plain decoding's {plain_rounds}: fewer target rounds."
+    elif rounds == plain_rounds:
+        said = f"{rounds} target forwards, as many as plain decoding: speculation saved no target round here."
+    else:
+        said = f"{rounds} target forwards against plain decoding's {plain_rounds}: more target rounds here."
+    if tokens > rounds:
+        each = (f"{tokens} tokens from {rounds} target forwards, more than one a forward: proposals survived the "
+                "checks (a longer surviving prefix).")
+    else:
+        each = (f"{tokens} tokens from {rounds} target forwards, {'one' if tokens == rounds else 'under one'} a "
+                "forward: no proposal survived a check here.")
+    return {"rounds": said, "per_forward": each}
+
+
+def width_sentence(rows: list[dict]) -> str:
+    """What the width probe (`verification_cost_by_width`) shows: the widest check's cost in one-token
+    steps on the fitted line, against the w steps of checking its tokens one at a time.
+
+    >>> print(width_sentence([{"width": 1, "relative": 1.0}, {"width": 16, "relative": 2.5}]))
+    Checking **16 tokens costs 2.50×** a one-token step here (on the fitted line): less than the 16 steps of checking them one at a time, 0.16 of a step a token.
+    >>> print(width_sentence([{"width": 1, "relative": 1.0}, {"width": 16, "relative": 17.0}]))
+    Checking **16 tokens costs 17.00×** a one-token step here (on the fitted line): no less than the 16 steps of checking them one at a time, so on this machine a wider check shares nothing.
+    """
+    widest = rows[-1]
+    w, x = widest["width"], widest["relative"]
+    said = f"Checking **{w} tokens costs {x:.2f}×** a one-token step here (on the fitted line): "
+    if x < w:
+        return said + f"less than the {w} steps of checking them one at a time, {x / w:.2f} of a step a token."
+    return said + f"no less than the {w} steps of checking them one at a time, so on this machine a wider check shares nothing."
+
+
+def layout_gap(layouts: list[dict]) -> str:
+    """How far apart the weight layouts timed at load are (`specviz.generator.cpu_linear.report`): the
+    largest ratio of a shape and row count's slowest layout to its fastest, and where it fell.
+
+    >>> print(layout_gap([{"layer": "384 → 6144", "rows": 1, "as stored, µs": 30, "Wᵀ copy, µs": 90},
+    ...                   {"layer": "384 → 6144", "rows": 5, "as stored, µs": 40, "Wᵀ copy, µs": 50}]))
+    On this machine the layouts of one shape and row count differ by up to **3.0×** (the 384 → 6144 layer at 1 row).
+    """
+    def gap(row):
+        times = [t for key, t in row.items() if key.endswith(", µs") and t > 0]
+        return max(times) / min(times) if times else 1.0
+    worst = max(layouts, key=gap)
+    rows = f"{worst['rows']} row{'' if worst['rows'] == 1 else 's'}"
+    return (f"On this machine the layouts of one shape and row count differ by up to **{gap(worst):.1f}×** "
+            f"(the {worst['layer']} layer at {rows}).")
+
+
 def break_even_curve(round_ms: float, baseline_ms: float, max_tokens: int) -> list[dict]:
     """ms/token and speedup for a round committing 1..max_tokens tokens.
 

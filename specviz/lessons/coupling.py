@@ -184,6 +184,20 @@ def distance_sentence(by_rule: dict[str, list[tuple[int, float]]]) -> str:
     return out + " More rounds bring every rule closer on average, not at every count."
 
 
+def same_seed_caption(plain_text: str, speculative_text: str) -> str:
+    """What lesson 2's three continuations show about one random seed: whether plain and speculative sampling
+    with it gave the same text, compared character for character, and that either outcome is allowed.
+
+    >>> same_seed_caption(" and then", " and then")
+    'Measured here, now: with the same random seed, plain and speculative sampling gave the same text. Either outcome is allowed.'
+    >>> same_seed_caption(" and then", " and so")
+    'Measured here, now: with the same random seed, plain and speculative sampling gave different texts. Either outcome is allowed.'
+    """
+    same = "the same text" if plain_text == speculative_text else "different texts"
+    return (f"Measured here, now: with the same random seed, plain and speculative sampling gave {same}. Either outcome "
+            "is allowed.")
+
+
 @torch.no_grad()
 def next_token_distributions(models, prompt: str, drafter: str, sampling: SamplingSettings):
     """The target's p and the drafter's q for the token after `prompt` (full vocabulary).

@@ -27,6 +27,7 @@ What it leaves out: drawing (specviz.viz.inside) and the scheduler itself (admis
 """
 import json
 import math
+import re
 from dataclasses import replace
 from pathlib import Path
 
@@ -228,7 +229,7 @@ def wrong_q_note(first: str, cases: dict) -> str:
 
     >>> print(wrong_q_note(" the", {"true": {"distance": 0.0}, "raw": {"distance": 0.1234},
     ...                              "marginal": {"distance": 0.0}}))  # doctest: +NORMALIZE_WHITESPACE
-    Measured after the first proposal ' the': with the true q the emitted distribution is p exactly (distance
+    Measured after the first proposal `' the'`: with the true q the emitted distribution is p exactly (distance
     0.000000). Handed the q taken before temperature and top-k, it lies 0.1234 from p; handed the backbone's
     marginal (no Markov head), it is p here too (distance 0.000000): at this history that q happens to give
     the same verdicts, which is luck, not a guarantee.
@@ -243,7 +244,7 @@ def wrong_q_note(first: str, cases: dict) -> str:
     head = (f"with the true q the emitted distribution is p exactly (distance {true:.6f})" if true <= EXACT else
             f"with the true q the emitted distribution lies {true:.6f} from p, which is more than rounding")
     rest = "; ".join(said(n) for n in WRONG_Q if n in cases)
-    return f"Measured after the first proposal {first!r}: {head}. {rest[0].upper() + rest[1:]}."
+    return f"Measured after the first proposal {literal(repr(first))}: {head}. {rest[0].upper() + rest[1:]}."
 
 
 # --- 3. numerics: float32 against bfloat16 ----------------------------------------------------
@@ -286,6 +287,53 @@ def precision_search(models, twin, prompts: list[str], n: int, drafter: str | No
                        bfloat16_token=models.token_text[b[at]])
         rows.append(row)
     return rows
+
+
+def literal(text: str) -> str:
+    """Token text shown as itself in markdown: a code span whose fence is longer than any run of backticks
+    inside it, so no token can open emphasis, a link or a code block of its own.
+
+    >>> literal("' the'"), literal("'x`y'")
+    ("`' the'`", "`` 'x`y' ``")
+    """
+    run = max((len(r) for r in re.findall(r"`+", text)), default=0)
+    fence = "`" * (run + 1)
+    return f"{fence}{text}{fence}" if run == 0 else f"{fence} {text} {fence}"
+
+
+def precision_note(rows: list[dict], new_tokens: int) -> str:
+    """What `precision_search` found, counted from its rows: on how many prompts greedy float32 and bfloat16
+    parted, and, where none did, that the source's claim stands without a live case here.
+
+    >>> print(precision_note([{"first_difference": None}, {"first_difference": 3}], 12))
+    **Measured here, now:** greedy float32 and bfloat16 outputs differ on **1 of 2** prompts (12 new tokens each).
+    >>> print(precision_note([{"first_difference": None}], 12))  # doctest: +NORMALIZE_WHITESPACE
+    **Measured here, now:** greedy float32 and bfloat16 outputs differ on **0 of 1** prompts (12 new tokens each).
+    No prompt here shows a flipped greedy token; the claim stands as the source states it, without a live case on
+    these models.
+    """
+    parted = sum(r["first_difference"] is not None for r in rows)
+    said = (f"**Measured here, now:** greedy float32 and bfloat16 outputs differ on **{parted} of {len(rows)}** "
+            f"prompts ({new_tokens} new tokens each).")
+    if parted:
+        return said
+    return said + (" No prompt here shows a flipped greedy token; the claim stands as the source states it, without "
+                   "a live case on these models.")
+
+
+def parted_note(row: dict) -> str:
+    """Where one prompt's float32 and bfloat16 outputs parted, the two tokens chosen there (shown literally:
+    token text is the models' and the prompt's, never markup) and their float32 logit gap as measured, with no
+    word judging its size.
+
+    >>> print(parted_note({"prompt": "He said", "first_difference": 2, "float32_token": " the",
+    ...                    "bfloat16_token": " a*", "gap": 0.0421}))
+    `He said` parts at new token **3**: float32 takes `' the'`, bfloat16 `' a*'`. The float32 logits of the two tokens chosen there differ by **0.042**.
+    """
+    gap = (f" The float32 logits of the two tokens chosen there differ by **{row['gap']:.3f}**."
+           if row.get("gap") is not None else "")
+    return (f"{literal(row['prompt'])} parts at new token **{row['first_difference'] + 1}**: float32 takes "
+            f"{literal(repr(row.get('float32_token', '')))}, bfloat16 {literal(repr(row.get('bfloat16_token', '')))}.{gap}")
 
 
 # --- 4. confidence scheduling (this app's worked example) --------------------------------------

@@ -89,19 +89,57 @@ def conditional_acceptance(accepted: list[int], k: int) -> list[float | None]:
 
 
 def by_position(models, prompts: list[str], drafter: str, k: int, max_new_tokens: int = 32,
-                progress=None) -> list[float | None]:
+                progress=None) -> dict:
     """Conditional acceptance by position (see `conditional_acceptance`) over the full-width
-    greedy rounds of decoding each prompt. A round whose stop rule dropped its last match counts
-    the proposals it kept. `progress(done, total)` is told before each prompt is decoded."""
-    accepted = []
+    greedy rounds of decoding each prompt: {"pooled": over every prompt's rounds, "per_prompt": one
+    list per prompt, whose spread `decay_note` reads}. A round whose stop rule dropped its last match
+    counts the proposals it kept. `progress(done, total)` is told before each prompt is decoded."""
+    each = []
     for i, prompt in enumerate(prompts):
         if progress:
             progress(i, len(prompts))
         t = Generation(models, prompt, Settings.greedy(drafter, max_new_tokens, block_size=k)).run()
-        accepted += [r.accepted for r in t.rounds if len(r.proposed) == k]
+        each.append([r.accepted for r in t.rounds if len(r.proposed) == k])
+    accepted = [a for rounds in each for a in rounds]
     if not accepted:
         raise ValueError("no round drafted a full block; use more tokens or a smaller k")
-    return conditional_acceptance(accepted, k)
+    return {"pooled": conditional_acceptance(accepted, k),
+            "per_prompt": [conditional_acceptance(rounds, k) for rounds in each]}
+
+
+def decay_note(per_prompt: list[list[float | None]], name: str) -> str:
+    """Whether this run shows suffix decay for one drafter: its conditional acceptance at position 1 against
+    the furthest position that at least two prompts' rounds reached, each as the median and range over the prompts.
+    It fell (or rose) only where the two ranges do not overlap; greedy decoding is deterministic, so the
+    spread is between prompts, not between runs.
+
+    >>> print(decay_note([[0.9, 0.8, 0.5], [0.8, 0.7, 0.4], [1.0, 0.6, 0.3]], "DFlash"))
+    DFlash: conditional acceptance fell from position 1 to position 3, beyond the spread between the prompts (0.90, 0.80–1.00 over 3 prompts → 0.40, 0.30–0.50): suffix decay in this run.
+    >>> print(decay_note([[0.9, 0.8], [0.6, 0.9], [0.7, None]], "DFlash"))
+    DFlash: conditional acceptance at position 1 (0.70, 0.60–0.90 over 3 prompts) and position 2 (0.85, 0.80–0.90 over 2 prompts) is within the spread between the prompts: this run shows no decay beyond it.
+    """
+    def at(i):
+        got = [p[i] for p in per_prompt if p[i] is not None]
+        return spread(got) if got else None
+
+    def said(s):
+        return f"{s.median:.2f}, {s.low:.2f}–{s.high:.2f} over {s.n} prompts"
+
+    reached = [i for i in range(1, len(per_prompt[0]) if per_prompt else 0) if (s := at(i)) is not None and s.n >= 2]
+    first = at(0) if per_prompt else None
+    if first is None or first.n < 2 or not reached:
+        return (f"{name}: too few prompts reached two positions of the block to give a spread, so this run cannot "
+                "say whether acceptance falls along it.")
+    last = reached[-1]
+    end = at(last)
+    order = beats(end, first)
+    if order.startswith("within"):
+        return (f"{name}: conditional acceptance at position 1 ({said(first)}) and position {last + 1} ({said(end)}) "
+                "is within the spread between the prompts: this run shows no decay beyond it.")
+    moved, verdict = ("fell", "suffix decay in this run") if order == "below" else ("rose", "no suffix decay here")
+    shown = said(end).split(" over ")[0] if end.n == first.n else said(end)
+    return (f"{name}: conditional acceptance {moved} from position 1 to position {last + 1}, beyond the spread between "
+            f"the prompts ({said(first)} → {shown}): {verdict}.")
 
 
 def draft_cost(models, prompt: str, drafters: list[str], ks: list[int], max_new_tokens: int = 16,

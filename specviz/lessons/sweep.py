@@ -62,6 +62,40 @@ def threshold_sweep(models, prompt: str, drafters: list[str], thresholds: list[f
     return out
 
 
+def stages_answer(result: dict, label=str) -> str:
+    """Lesson 6's answer to "with a lower g, more stages a round or fewer?", read off a `threshold_sweep`:
+    per drafter its stages a round from the highest swept g down, and whether they rose ("more"), held
+    ("the same", and where they stayed at 1, that the gate never opened) or fell somewhere ("not always
+    more"). Greedy repeats commit the same tokens, so a count of stages is exact, not noisy.
+
+    >>> def row(d, g, s): return {"drafter": d, "threshold": g, "stages_per_round": s}
+    >>> print(stages_answer({"rows": [row("dloop", -4.0, 1.0), row("dloop", -8.0, 1.83), row("dloop", -12.0, 2.5)]}))
+    **Answer, measured here: more.** dloop: 1.00 → 1.83 → 2.50 stages a round at g = -4, -8, -12 (the gate never opened at g = -4).
+    >>> print(stages_answer({"rows": [row("dloop", -4.0, 1.0), row("dloop", -8.0, 1.0)]}))
+    **Answer, measured here: the same.** dloop: 1.00 → 1.00 stages a round at g = -4, -8 (the gate never opened at g = -4, -8).
+    """
+    by = {}
+    for r in result["rows"]:
+        by.setdefault(r["drafter"], []).append(r)
+    if all(len(rows) < 2 for rows in by.values()):
+        return ("**Answer, measured here: one g only.** A sweep of a single threshold cannot say whether a lower g "
+                "drafts more stages: choose two or more.")
+    words, said = [], []
+    for d, rows in by.items():
+        rows = sorted(rows, key=lambda r: -r["threshold"])            # from the highest g down
+        counts = [r["stages_per_round"] for r in rows]
+        if any(b < a for a, b in zip(counts, counts[1:])):
+            words.append("not always more")
+        else:
+            words.append("more" if counts[-1] > counts[0] else "the same")
+        shut = [f"{r['threshold']:g}" for r in rows if r["stages_per_round"] <= 1.0]
+        said.append(f"{label(d)}: {' → '.join(f'{c:.2f}' for c in counts)} stages a round at g = "
+                    + ", ".join(f"{r['threshold']:g}" for r in rows)
+                    + (f" (the gate never opened at g = {', '.join(shut)})" if shut else ""))
+    word = words[0] if len(set(words)) == 1 else "it depends on the drafter"
+    return f"**Answer, measured here: {word}.** " + "; ".join(said) + "."
+
+
 def setting_name(drafter: str, threshold: float | None, label=str) -> str:
     """How a progress bar names a sweep setting, the drafter as `label(drafter)`.
 
@@ -234,6 +268,15 @@ def stage_in_regimes(result: dict, there: Profile, here_name: str) -> list[dict]
 SHORT = {"pays": "pays", "does not pay": "no", "within this machine's noise": "noise", "gate never opened": "–"}
 
 
+def _tokens(x: float) -> str:
+    """A positive need in tokens to two decimals, never rounded down to a free "0.00".
+
+    >>> _tokens(0.654), _tokens(0.004)
+    ('0.65', '<0.01')
+    """
+    return f"{x:.2f}" if round(x, 2) > 0 else "<0.01"
+
+
 def regime_rows(prices: list[dict], drafter: str) -> list[dict]:
     """`drafter`'s rows of `stage_in_regimes` as a narrow table (one per drafter: six short columns, each
     priced one naming its profile, fit a projector's content column): per g, the tokens a later stage added and, in each regime, the tokens it
@@ -254,8 +297,8 @@ def regime_rows(prices: list[dict], drafter: str) -> list[dict]:
         need = p["here_needed"]
         out.append({"g": f"{p['threshold']:g}", "a stage adds": f"{p['tokens_added']:.2f}" if opened else "–",
                     "needs, priced, this machine": ("–" if not opened else "noise" if need.low <= 0   # never below nothing
-                                                    else f"{need.median:.2f}" if f"{need.low:.2f}" == f"{need.high:.2f}"
-                                                    else f"{need.low:.2f}–{need.high:.2f}"),
+                                                    else _tokens(need.median) if _tokens(need.low) == _tokens(need.high)
+                                                    else f"{_tokens(need.low)}–{_tokens(need.high)}"),
                     "pays, priced, this machine": SHORT[p["here"]],
                     "needs, priced, large target": f"{p['there_needed']:.2f}" if opened else "–",
                     "pays, priced, large target": SHORT[p["there"]]})

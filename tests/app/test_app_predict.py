@@ -70,7 +70,7 @@ PAGES = {
     "pages/parallel_drafting.py": ("parallel", "none", None,
                                    lambda at: charts(at) == 2 and body(at).count("P(“of problem”)") == 2),
     "pages/verification_budget.py": ("budget", "more", "Draft, profile and allocate",
-                                     lambda at: "padded slots" in columns(at) and "**Answer: usually less.**" in body(at)),
+                                     lambda at: "padded slots" in columns(at) and "**Answer, measured here: " in body(at)),
     "pages/biased_admission.py": ("admission", "exactly p(A)", None,
                                   lambda at: metric(at, "retrospective (search without the stop)") == "P(A) = 0.85"
                                   and "0.85" in body(at) and charts(at) == 3),

@@ -5,7 +5,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from specviz.lessons.coupling import (acceptance_rate, check_distribution, coarse, distance_sentence, distances_by_rounds,
-                                      histogram, next_token_distributions, rebuild, simulate)
+                                      histogram, next_token_distributions, rebuild, same_seed_caption, simulate)
 from specviz.generator.sampling import SamplingSettings
 
 
@@ -99,3 +99,18 @@ def test_the_direction_said_for_each_rule_agrees_with_its_first_and_last_distanc
         else:              # did not: named with its numbers, and no sentence says every rule shrank
             assert f"{rule} ({first:.3f} after {d[0][0]:,} rounds, {last:.3f} after {d[-1][0]:,})" in said
             assert not said.startswith("The distance from p shrank")
+
+
+def test_the_same_seed_caption_says_same_only_for_identical_texts():
+    assert same_seed_caption(" the cat sat", " the cat sat") == (
+        "Measured here, now: with the same random seed, plain and speculative sampling gave the same text. Either "
+        "outcome is allowed.")
+    # one trailing space apart is another text: catches a comparison that strips or lowercases
+    assert "gave different texts." in same_seed_caption(" the cat sat", " the cat sat ")
+    assert "gave different texts." in same_seed_caption(" The", " the")
+
+
+@given(st.text(max_size=8), st.text(max_size=8))
+def test_the_same_seed_caption_agrees_with_the_texts(a, b):
+    assert ("gave the same text" in same_seed_caption(a, b)) == (a == b)
+    assert ("gave different texts" in same_seed_caption(a, b)) == (a != b)

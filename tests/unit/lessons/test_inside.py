@@ -1,4 +1,6 @@
 """Lesson 9's computations and the glossary: exact values on small cases, then the real models."""
+import re
+
 import pytest
 from hypothesis import given, strategies as st
 import torch
@@ -145,10 +147,50 @@ def test_the_gate_reason_agrees_with_the_drafters_rule(stage, limit, lp, g):
 def test_the_wrong_q_note_counts_a_distance_only_beyond_rounding():
     cases = {"true": {"distance": 1e-12}, "raw": {"distance": 0.1234}, "marginal": {"distance": 0.05}}
     assert inside.wrong_q_note("<a>", cases) == (
-        "Measured after the first proposal '<a>': with the true q the emitted distribution is p exactly (distance "
+        "Measured after the first proposal `'<a>'`: with the true q the emitted distribution is p exactly (distance "
         "0.000000). Handed the q taken before temperature and top-k, it lies 0.1234 from p; handed the backbone's "
         "marginal (no Markov head), it lies 0.0500 from p.")
     lucky = inside.wrong_q_note("a", dict(cases, marginal={"distance": 0.0}))
     assert "it is p here too (distance 0.000000)" in lucky and "luck, not a guarantee" in lucky
     off = inside.wrong_q_note("a", dict(cases, true={"distance": 0.01}))
     assert "lies 0.010000 from p, which is more than rounding" in off
+
+
+@given(st.floats(0, 1), st.floats(0, 1), st.floats(0, 1))
+def test_the_wrong_q_note_calls_a_q_p_only_where_its_distance_is_rounding(true, raw, marginal):
+    said = inside.wrong_q_note("a", {"true": {"distance": true}, "raw": {"distance": raw},
+                                     "marginal": {"distance": marginal}})
+    assert ("is p exactly" in said) == (true <= inside.EXACT)
+    assert ("more than rounding" in said) == (true > inside.EXACT)
+    for name, d in (("raw", raw), ("marginal", marginal)):
+        named = said.split(f"anded {inside.WRONG_Q[name]}, it ")[1]
+        assert named.startswith("lies") == (d > inside.EXACT)       # a distance is never stated for a lucky q
+        assert named.startswith("is p here too") == (d <= inside.EXACT)
+
+
+def test_the_precision_search_is_counted_from_its_rows_and_names_no_flip_it_did_not_find():
+    rows = [{"first_difference": None}, {"first_difference": 3}, {"first_difference": None}]
+    assert inside.precision_note(rows, 8) == (
+        "**Measured here, now:** greedy float32 and bfloat16 outputs differ on **1 of 3** prompts (8 new tokens each).")
+    none = inside.precision_note([{"first_difference": None}] * 5, 12)
+    assert "differ on **0 of 5** prompts (12 new tokens each)." in none
+    assert none.endswith("No prompt here shows a flipped greedy token; the claim stands as the source states it, "
+                         "without a live case on these models.")
+
+
+def test_where_two_precisions_part_the_gap_is_stated_without_a_judgement_and_tokens_stay_literal():
+    row = {"prompt": "He said, *he* said,", "first_difference": 0, "float32_token": "`", "bfloat16_token": "**",
+           "gap": 1.25}
+    # a fixed "only" beside a gap of 1.25 judged a number the page had not compared with anything
+    assert inside.parted_note(row) == (
+        "`He said, *he* said,` parts at new token **1**: float32 takes `` '`' ``, bfloat16 `'**'`. "
+        "The float32 logits of the two tokens chosen there differ by **1.250**.")
+    assert inside.parted_note(dict(row, gap=None)).endswith("bfloat16 `'**'`.")
+
+
+@given(st.text(min_size=1, max_size=12))
+def test_token_text_never_leaves_its_code_span(text):
+    shown = inside.literal(text)
+    fence = "`" * (max((len(r) for r in re.findall(r"`+", text)), default=0) + 1)
+    assert fence not in text                                          # no run inside the text can close the span
+    assert shown == (f"{fence}{text}{fence}" if fence == "`" else f"{fence} {text} {fence}")

@@ -3,7 +3,7 @@ import re
 
 from hypothesis import given, settings, strategies as st
 
-from specviz.lessons.parallel import answer, draft_cost, explain_cost
+from specviz.lessons.parallel import answer, by_position, conditional_acceptance, cost_steps, decay_note, draft_cost, explain_cost
 from specviz.lessons.protocol import spread, within_noise
 
 
@@ -118,3 +118,59 @@ def test_the_answer_s_option_always_agrees_with_the_counts(of_course, of_problem
     assert (option == "none") == (of_problem == 0)
     if of_problem:
         assert (option == OPTIONS[2]) == (of_problem >= of_course / 2)
+
+
+def test_a_fall_in_acceptance_beyond_the_prompts_spread_is_called_decay_and_an_overlap_is_not():
+    fell = [[0.9, 0.8, 0.5], [0.8, 0.7, 0.4], [1.0, 0.6, 0.3]]
+    assert decay_note(fell, "DFlash (parallel block)") == (
+        "DFlash (parallel block): conditional acceptance fell from position 1 to position 3, beyond the spread "
+        "between the prompts (0.90, 0.80–1.00 over 3 prompts → 0.40, 0.30–0.50): suffix decay in this run.")
+    # the source's suffix decay, not shown by this run: position 3 overlaps position 1, so no finding either way
+    overlap = [[0.9, 0.8, 0.85], [0.6, 0.7, 0.5], [0.7, 0.9, 0.7]]
+    assert decay_note(overlap, "DFlash") == (
+        "DFlash: conditional acceptance at position 1 (0.70, 0.60–0.90 over 3 prompts) and position 3 (0.70, "
+        "0.50–0.85 over 3 prompts) is within the spread between the prompts: this run shows no decay beyond it.")
+    rose = [[0.3, 0.9], [0.4, 1.0]]
+    assert decay_note(rose, "AR").startswith("AR: conditional acceptance rose from position 1 to position 2")
+    assert decay_note(rose, "AR").endswith(": no suffix decay here.")
+    # one prompt, or no round past position 1: no spread to compare
+    assert "cannot say whether acceptance falls" in decay_note([[0.9, 0.5, 0.2]], "AR")
+    assert "cannot say whether acceptance falls" in decay_note([[0.0, None], [0.0, None]], "AR")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(st.integers(0, 4), min_size=1, max_size=12), min_size=1, max_size=4))
+def test_the_decay_note_states_only_a_direction_its_prompts_ranges_support(rounds):
+    per_prompt = [conditional_acceptance(r, 4) for r in rounds]
+    said = decay_note(per_prompt, "d")
+    found = re.search(r"position 1 to position (\d)", said)
+    if found:
+        i = int(found.group(1)) - 1
+        first = spread([p[0] for p in per_prompt if p[0] is not None])
+        end = spread([p[i] for p in per_prompt if p[i] is not None])
+        assert not within_noise(first, end)
+        assert ("fell" in said) == (end.median < first.median) and ("rose" in said) == (end.median > first.median)
+    else:
+        assert "fell" not in said and "rose" not in said and "suffix decay in this run" not in said
+
+
+def test_acceptance_by_position_is_given_pooled_and_per_prompt(models):
+    measured = by_position(models, ["The best way to learn is to", "He said, he said,"], "dflash", k=3, max_new_tokens=8)
+    assert len(measured["per_prompt"]) == 2 and len(measured["pooled"]) == 3
+    assert all(len(p) == 3 for p in measured["per_prompt"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["ar", "dflash"]), st.floats(0.1, 20), st.floats(0, 5)), min_size=1,
+                max_size=8))
+def test_each_drafting_step_is_labelled_by_its_ranges_against_the_k_before(runs):
+    """cost_steps: "more" or "less" only where the two ranges part, in the direction of the medians; overlapping
+    ranges are noise; a drafter's first k, or a row after another drafter's, has nothing before it."""
+    rows = [{"drafter": d, "k": i + 1, "spread": spread([low, low + width])} for i, (d, low, width) in enumerate(runs)]
+    for before, row, said in zip([None] + rows, rows, cost_steps(rows)):
+        if before is None or before["drafter"] != row["drafter"]:
+            assert said == "–"
+        elif within_noise(row["spread"], before["spread"]):
+            assert said == "within this machine's noise"
+        else:
+            assert said == ("more" if row["spread"].median > before["spread"].median else "less")

@@ -8,7 +8,7 @@ from hypothesis import given, settings, strategies as st
 
 from specviz.lessons.pricing import LARGE_GPU
 from specviz.lessons.protocol import spread
-from specviz.lessons.sweep import pays_from, regime_rows, regime_verdict, stage_in_regimes, training_note
+from specviz.lessons.sweep import pays_from, regime_rows, regime_verdict, stage_in_regimes, stages_answer, training_note
 
 
 def sweep(first, looping, g=-8.0, speedups=([1.0, 1.1], [1.0, 1.1])):
@@ -139,3 +139,120 @@ def test_a_need_whose_runs_reach_zero_is_shown_as_noise_never_as_negative_tokens
     _, two, _ = planted_regimes()
     assert regime_rows([dict(two, here_needed=spread([-0.8, 1.7]))], "dloop")[0]["needs, priced, this machine"] == "noise"
     assert regime_rows([dict(two, here_needed=spread([0.5, 0.5]))], "dloop")[0]["needs, priced, this machine"] == "0.50"
+
+
+def counted(stages: dict) -> dict:
+    """A sweep's rows with only what the stages answer reads: {drafter: {g: stages a round}}."""
+    return {"rows": [{"drafter": d, "threshold": g, "stages_per_round": n} for d, by_g in stages.items()
+                     for g, n in by_g.items()]}
+
+
+def test_the_stages_answer_is_read_off_the_sweep_s_counts_on_each_side():
+    # the rows come in the order the page sweeps them (ascending g); the answer reads them from the highest g down
+    assert stages_answer(counted({"dloop": {-12.0: 2.5, -8.0: 1.83, -4.0: 1.0}}), str.upper) == (
+        "**Answer, measured here: more.** DLOOP: 1.00 → 1.83 → 2.50 stages a round at g = -4, -8, -12 (the gate "
+        "never opened at g = -4).")
+    # the gate shut at every swept g (0% opening at g = -4 on four presets): a fixed "more" would contradict the table
+    assert stages_answer(counted({"dloop": {-4.0: 1.0, -6.0: 1.0}})) == (
+        "**Answer, measured here: the same.** dloop: 1.00 → 1.00 stages a round at g = -4, -6 (the gate never opened "
+        "at g = -4, -6).")
+    # another split of the rounds can draft fewer stages at a lower g: never called "more"
+    assert stages_answer(counted({"dloop": {-8.0: 2.0, -12.0: 1.8}})).startswith(
+        "**Answer, measured here: not always more.** dloop: 2.00 → 1.80 stages a round at g = -8, -12.")
+    assert stages_answer(counted({"dloop": {-8.0: 1.5, -12.0: 2.0}, "dloop-plain": {-8.0: 1.0, -12.0: 1.0}})).startswith(
+        "**Answer, measured here: it depends on the drafter.**")
+    assert stages_answer(counted({"dloop": {-8.0: 2.0}})).startswith("**Answer, measured here: one g only.**")
+
+
+@given(st.lists(st.tuples(st.integers(-20, -1), st.sampled_from([1.0, 1.25, 1.5, 2.0, 2.5, 3.0])),
+                min_size=2, max_size=6, unique_by=lambda t: t[0]))
+def test_the_stages_answer_states_the_direction_of_the_counts(swept):
+    said = stages_answer(counted({"d": {float(g): n for g, n in swept}}))
+    counts = [n for _, n in sorted(swept, reverse=True)]           # from the highest g down
+    fell = any(b < a for a, b in zip(counts, counts[1:]))
+    assert said.startswith("**Answer, measured here: not always more.**") == fell
+    assert said.startswith("**Answer, measured here: more.**") == (not fell and counts[-1] > counts[0])
+    assert said.startswith("**Answer, measured here: the same.**") == (not fell and counts[-1] == counts[0])
+    assert ("the gate never opened" in said) == (1.0 in counts)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(1, 9), min_size=4, max_size=4), st.lists(st.floats(1, 40), min_size=2, max_size=3),
+       st.integers(2, 3))
+def test_a_later_stage_is_said_to_pay_exactly_where_it_adds_more_than_it_needs(tokens, draft_ms, stages):
+    """stage_in_regimes: on the large-target profile "pays" iff a stage adds more tokens than it needs; here, run by
+    run, "pays" only where it adds more than every run's need, "does not pay" only where no run's need is below it,
+    and the runs disagreeing is noise. Catches a verdict read off one run, or off the median alone."""
+    plain = {"rounds": 10, "mean_round_ms": 10.0, "verify_ms": 90.0}
+    one = {"drafter": "dloop", "threshold": None, "stages_per_round": 1.0, "acceptance_length": 2.0,
+           "shapes": [(5, 1, 2)] * 5,
+           "runs_costs": [{"rounds": 5, "verify_ms": 65.0, "draft_ms": d, "overhead_ms": 5.0} for d in draft_ms]}
+    row = dict(one, threshold=-8.0, stages_per_round=float(stages), acceptance_length=sum(tokens) / len(tokens),
+               shapes=[(4 * stages + 1, stages, t) for t in tokens])
+    p = stage_in_regimes({"baseline_runs": [plain] * len(draft_ms), "one_stage": {"dloop": one}, "rows": [row]},
+                         LARGE_GPU, "this machine")[0]
+    added, need = p["tokens_added"], p["here_needed"]
+    if abs(added - p["there_needed"]) > 1e-9:
+        assert (p["there"] == "pays") == (added > p["there_needed"])
+    if min(abs(added - need.low), abs(added - need.high)) > 1e-9:
+        assert (p["here"] == "pays") == (added > need.high)
+        assert (p["here"] == "does not pay") == (added < need.low)
+        assert (p["here"] == "within this machine's noise") == (need.low < added < need.high)
+
+
+VERDICTS = ["pays", "does not pay", "within this machine's noise", "gate never opened"]
+
+
+@st.composite
+def priced(draw):
+    """stage_in_regimes rows for one drafter at distinct g, each verdict and need drawn freely."""
+    gs = draw(st.lists(st.integers(-16, -1), min_size=1, max_size=5, unique=True))
+    out = []
+    for g in gs:
+        here = draw(st.sampled_from(VERDICTS))
+        if here == "gate never opened":
+            out.append({"drafter": "d", "threshold": float(g), "tokens_added": None, "here_needed": None,
+                        "here": here, "there_needed": None, "there": here})
+            continue
+        low = draw(st.floats(-2, 3))
+        out.append({"drafter": "d", "threshold": float(g), "tokens_added": draw(st.floats(0, 3)),
+                    "here_needed": spread([low, low + draw(st.floats(0, 2))]), "here": here,
+                    "there_needed": draw(st.floats(0, 3)), "there": draw(st.sampled_from(VERDICTS[:2]))})
+    return out
+
+
+@settings(max_examples=300, deadline=None)
+@given(priced())
+def test_the_regime_verdict_names_the_highest_g_that_pays_and_no_other(prices):
+    said = regime_verdict(prices, "d", "D", "this machine", "the large-target profile")
+    opened = [p for p in prices if p["tokens_added"] is not None]
+    if not opened:
+        assert said == "D: the gate never opened at the swept g, so no later stage was drafted to price."
+        return
+    here, there = said.split("; priced on ")
+    for part, regime in ((here, "here"), (there, "there")):
+        paid = [p["threshold"] for p in opened if p[regime] == "pays"]
+        if paid:
+            assert f"starts to pay at g = {max(paid):g}," in part
+        else:
+            assert "starts to pay" not in part
+            assert "pays at none of the swept g" in part or "within this machine's noise at every swept g" in part
+    noisy = [p for p in opened if p["here"] == "within this machine's noise"]
+    assert ("within this machine's noise at every swept g" in here) == (len(noisy) == len(opened))
+
+
+@settings(max_examples=300, deadline=None)
+@given(priced())
+def test_a_need_is_shown_as_a_number_only_when_every_run_priced_it_above_zero(prices):
+    rows = regime_rows(prices, "d")
+    assert [r["g"] for r in rows] == [f"{p['threshold']:g}" for p in prices]
+    for r, p in zip(rows, prices):
+        shown = r["needs, priced, this machine"]
+        if p["tokens_added"] is None:
+            assert shown == "–" and r["pays, priced, this machine"] == "–"
+        elif p["here_needed"].low <= 0:
+            assert shown == "noise"                                  # never a negative number of tokens
+        else:
+            assert all(float(x.lstrip("<")) > 0 for x in shown.split("–"))   # "0.00" would read as a free stage
+        assert r["pays, priced, this machine"] == {"pays": "pays", "does not pay": "no", "gate never opened": "–",
+                                                   "within this machine's noise": "noise"}[p["here"]]
