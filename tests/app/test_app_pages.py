@@ -78,10 +78,9 @@ def test_home_opens_without_measuring_and_finds_the_fastest_setting_when_asked()
     best = at.session_state["home_fastest"]
     assert (at.selectbox(key="keep_home_drafter").value, at.slider(key="keep_home_k").value) == (
         best["drafter"], best["block_size"])                    # the race now opens on what was measured
+    # the caption's words are race.fastest_caption's (planted on both sides in tests/unit/lessons/test_race.py)
     assert [c.value for c in at.caption if c.value.startswith("Measured on this machine just now")] == [
-        f"Measured on this machine just now: {at.selectbox(key='keep_home_drafter').format_func(best['drafter'])} "
-        f"at k = {best['block_size']} was the fastest of the {len(best['tried'])} settings tried "
-        f"({best['speedup'].label(unit='×')} against plain decoding over {best['tokens']} tokens)."]
+        race.fastest_caption(best, at.selectbox(key="keep_home_drafter").format_func)]
 
 
 def test_sidebar_reports_the_loaded_models():
