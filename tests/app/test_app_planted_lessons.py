@@ -185,3 +185,20 @@ def test_lesson6_answers_from_the_planted_sweep_s_stages_a_round_on_each_side():
         assert said.startswith(f"**Answer, measured here: {word}.**")
         assert any(m.value.startswith(said) for m in at.markdown)
         assert "**Answer: more.**" not in text(at)
+
+
+def test_lesson6_says_where_a_later_stage_paid_from_the_planted_runs_on_each_side():
+    """stages.price_verdict below the price table, from sweep.stage_prices of a planted sweep: runs at g = -8
+    all cheaper a token than one stage a round pay, all dearer do not, and runs on both sides are noise.
+    Catches a verdict written in advance, or one read from the wrong drafter's rows."""
+    from tests.app.test_app_pages import planted_sweep
+    at = predict(open_page("pages/dloop.py"), "dloop", "fewer")
+    for runs_g, verdict in (((8.0, 8.5, 9.0), "the stages it added paid for themselves"),
+                            ((13.0, 14.0, 15.0), "the stages it added cost more than their tokens were worth"),
+                            ((9.0, 10.5, 12.0), "the difference from one stage a round is within this machine's noise")):
+        at.session_state["dloop_sweep"] = planted_sweep(runs_one=(10.0, 10.5, 11.0), runs_g=runs_g)
+        at.run()
+        assert not at.exception, [e.value for e in at.exception]
+        said = [m.value for m in at.markdown if m.value.startswith(("DLoop (DSpark stages", "DLoop without"))
+                and "at g = -8" in m.value and "pays at" not in m.value]
+        assert said == [f"{drafter_label(d)}: at g = -8 {verdict}." for d in ("dloop", "dloop-plain")], runs_g

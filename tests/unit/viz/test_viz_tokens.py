@@ -1,4 +1,6 @@
 """Token HTML: escaping, the drafted block per phase, histories, n_matches, cache strip, race lane."""
+import re
+
 import pytest
 from hypothesis import given, strategies as st
 
@@ -168,6 +170,31 @@ def test_the_price_of_a_later_stage_reads_as_a_table_and_one_sentence_per_drafte
     assert stages.price_verdict([shut, opened], "dloop", "DLoop") == (
         "DLoop: at g = -4 the stages it added paid for themselves; at g = -2 the gate never opened.")
 
+
+
+VERDICTS = {"pays": "the stages it added paid for themselves",
+            "does not pay": "the stages it added cost more than their tokens were worth",
+            "within this machine's noise": "the difference from one stage a round is within this machine's noise",
+            "gate never opened": "the gate never opened"}
+
+
+@given(st.lists(st.tuples(st.sampled_from(["dloop", "dloop-plain"]), st.sampled_from(list(VERDICTS))),
+                min_size=1, max_size=8))
+def test_each_threshold_is_said_in_the_clause_of_its_own_verdict_and_nowhere_else(drafted):
+    """stages.price_verdict, whatever the sweep found: each of the drafter's thresholds appears once, in the
+    clause of the verdict its prices carry; the other drafter's thresholds never appear. Catches a verdict
+    attached to the wrong g, or read from the other drafter's rows."""
+    from specviz.viz import stages
+    prices = [{"drafter": d, "threshold": -float(i + 1), "verdict": v} for i, (d, v) in enumerate(drafted)]
+    said = stages.price_verdict(prices, "dloop", "DLoop")
+    clauses = said.removeprefix("DLoop: ").removesuffix(".").split("; ")
+    found = {}
+    for clause in (c for c in clauses if c):
+        gs, text = re.fullmatch(r"at g = (-[\d.]+(?:, -[\d.]+)*) (the .*)", clause).groups()
+        for g in gs.split(", "):
+            assert float(g) not in found
+            found[float(g)] = text
+    assert found == {p["threshold"]: VERDICTS[p["verdict"]] for p in prices if p["drafter"] == "dloop"}
 
 def test_a_round_cut_by_the_length_limit_shows_only_the_proposals_it_had():
     from specviz.viz import stages
