@@ -230,8 +230,8 @@ st.markdown(f"{CHECKS}, on DLoop: **loop-aware training** unrolls extra drafting
 if "dloop" in m.drafter_models and not live:
     st.caption(LATER)
 elif "dloop" in m.drafter_models:
-    with appkit.engine():
-        loop = inside.dloop_round(m, S.get("keep_inside_prompt", PRESETS[0]))
+    prompt = S.get("keep_inside_prompt", PRESETS[0])
+    loop = appkit.remember("inside_dloop", (m.name, str(m.device), prompt), lambda: inside.dloop_round(m, prompt))
     st.table(pd.DataFrame([{"stage": s["stage"], "anchor": s["anchor"], "proposals": " ".join(s["proposals"]),
                             "gate": inside.gate_reason(s["stage"], s["logprob_sum"], loop["threshold"],
                                                        loop["max_stages"])}

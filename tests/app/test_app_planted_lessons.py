@@ -202,3 +202,27 @@ def test_lesson6_says_where_a_later_stage_paid_from_the_planted_runs_on_each_sid
         said = [m.value for m in at.markdown if m.value.startswith(("DLoop (DSpark stages", "DLoop without"))
                 and "at g = -8" in m.value and "pays at" not in m.value]
         assert said == [f"{drafter_label(d)}: at g = -8 {verdict}." for d in ("dloop", "dloop-plain")], runs_g
+
+
+def test_lesson9_states_each_dloop_stage_s_gate_from_its_planted_numbers():
+    """inside.gate_reason in lesson 9's DLoop table, from a planted copy of the live round under its own inputs:
+    a stage above g drafts another, one below g stops, a confident stage at the limit S stops and says why.
+    Catches a gate column read from the drafter's flag, or from anything but Σ log q, g and S on screen."""
+    at = open_page("pages/inside_a_round.py")
+    predict(at, "inside", "no, it moves away from p")
+    S = at.session_state
+    inputs = S[S_INPUTS + "inside_dloop"]
+    for sums, gates in (((-3.0, -2.5, -1.0), ["draft another stage: Σ log q = −3.00 ≥ g = −8",
+                                              "draft another stage: Σ log q = −2.50 ≥ g = −8",
+                                              "check now: Σ log q = −1.00 ≥ g = −8 would open the gate, but S = 3 "
+                                              "stages is the limit"]),
+                        ((-9.5,), ["check now: Σ log q = −9.50 < g = −8"])):
+        loop = copy.deepcopy(S["inside_dloop"])
+        stage = loop["stages"][0]
+        loop.update(threshold=-8.0, max_stages=3,
+                    stages=[dict(stage, stage=i + 1, logprob_sum=lp) for i, lp in enumerate(sums)])
+        S["inside_dloop"], S[S_INPUTS + "inside_dloop"] = loop, inputs
+        at.run()
+        assert not at.exception, [e.value for e in at.exception]
+        table = next(t.value for t in at.table if "gate" in t.value.columns)
+        assert list(table["gate"]) == gates
