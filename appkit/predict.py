@@ -39,9 +39,13 @@ def predict(key: str, question: str, options: list, *, format_func=str, horizont
     shown = bool(st.session_state.get(revealed)) or (st.session_state.get(chosen) is not None and not lead)
     if lead:
         presenter_tally(key, options, format_func)
+    # a slot of its own, drawn revealed or not: the page below keeps its places when the button goes, so a
+    # browser never shows the old element beside its moved copy while the reveal's run draws (a strict
+    # locator in the first-page browser test met two "Start the race" buttons, one of them the stale one)
+    slot = st.empty()
     if not shown:
-        st.button("Reveal", key="predict_reveal_" + key, on_click=reveal_all, shortcut="A" if presenter() else None,
-                  help="Show the answer without choosing (in presenter mode: the key A).")
+        slot.button("Reveal", key="predict_reveal_" + key, on_click=reveal_all, shortcut="A" if presenter() else None,
+                    help="Show the answer without choosing (in presenter mode: the key A).")
     return shown
 
 
