@@ -194,3 +194,41 @@ def test_token_text_never_leaves_its_code_span(text):
     fence = "`" * (max((len(r) for r in re.findall(r"`+", text)), default=0) + 1)
     assert fence not in text                                          # no run inside the text can close the span
     assert shown == (f"{fence}{text}{fence}" if fence == "`" else f"{fence} {text} {fence}")
+
+
+prompt_rows = st.lists(st.fixed_dictionaries({"first_difference": st.none() | st.integers(0, 40)}), min_size=1,
+                       max_size=12)
+
+
+@given(prompt_rows, st.integers(1, 64))
+def test_the_precision_note_counts_exactly_the_prompts_that_parted(rows, new_tokens):
+    """Catches a count of truthy first differences (a flip at the first new token, index 0, would go uncounted
+    and the note would say "no prompt here shows a flipped greedy token" beside a flip), and a "stands without a
+    live case" said beside a count above zero."""
+    note = inside.precision_note(rows, new_tokens)
+    parted = sum(r["first_difference"] is not None for r in rows)
+    assert f"differ on **{parted} of {len(rows)}** prompts ({new_tokens} new tokens each)." in note
+    assert ("No prompt here shows a flipped greedy token" in note) == (parted == 0)
+    assert ("without a live case" in note) == (parted == 0)
+
+
+def test_a_flip_at_the_first_new_token_is_counted():
+    """Planted: the one prompt parts at index 0. Catches `if r["first_difference"]`, which reads 0 as no flip."""
+    note = inside.precision_note([{"first_difference": 0}, {"first_difference": None}], 4)
+    assert "differ on **1 of 2** prompts" in note and "No prompt here" not in note
+
+
+@given(st.integers(0, 40), st.none() | st.floats(0, 50, allow_nan=False), st.text(max_size=6), st.text(max_size=6))
+def test_the_parted_note_states_the_token_and_the_gap_it_was_given_and_judges_neither(at, gap, f32, bf16):
+    """Where the prompt parted is stated 1-based (new token at+1), the gap to three decimals exactly when one was
+    measured, and no word sizes the gap. Catches a 0-based position (the first new token called token 0), a gap
+    sentence written with no gap measured, and a fixed judgement ("only", "small", "large") beside any gap."""
+    note = inside.parted_note({"prompt": "p", "first_difference": at, "float32_token": f32, "bfloat16_token": bf16,
+                               "gap": gap})
+    assert note.startswith(f"`p` parts at new token **{at + 1}**: float32 takes {inside.literal(repr(f32))}, "
+                           f"bfloat16 {inside.literal(repr(bf16))}.")
+    assert ("differ by" in note) == (gap is not None)
+    if gap is not None:
+        assert note.endswith(f"differ by **{gap:.3f}**.")
+    tail = note.split(f"bfloat16 {inside.literal(repr(bf16))}.", 1)[1]   # the sentence after the tokens
+    assert not re.search(r"\b(only|just|small|large|tiny|huge|big|narrow|wide)\b", tail)
