@@ -1,13 +1,15 @@
 """Pricing recorded rounds under a cost profile: planted rounds with hand-computed answers, the
 sources' profile, profiles measured from real runs, and the sentence about the two regimes."""
+import re
+
 import pytest
 import torch
-from hypothesis import given, strategies as st
+from hypothesis import assume, given, settings, strategies as st
 
 from specviz.generator.settings import Settings
 from specviz.lessons.cost import measure, regimes
-from specviz.lessons.pricing import (FIELDS, LARGE_GPU, Profile, compare, comparison_rows, measured_profiles, price,
-                                     profile_with, shapes, why_question, why_smaller)
+from specviz.lessons.pricing import (FIELDS, LARGE_GPU, PARTS, Profile, compare, comparison_rows, measured_profiles,
+                                     price, profile_with, shapes, why_question, why_smaller)
 
 # a one-stage round of k = 4 committing 4, one committing 2, and a DLoop round of two stages of 4 committing 6
 PLANTED = [(5, 1, 4), (5, 1, 2), (9, 2, 6)]
@@ -147,3 +149,46 @@ def test_the_question_asked_agrees_with_the_speedups_priced(rounds, runs):
     else:
         assert asked.startswith("Is this machine's speedup different")
         assert min(here) <= c.there.speedup * (1 + 1e-9) and max(here) >= c.there.speedup * (1 - 1e-9)
+
+
+def test_the_part_named_is_the_one_that_differs_most_in_the_direction_the_sentence_states():
+    """Planted (one round of width 5, one stage): here the check costs 1.80 steps against 1.20 (+0.60),
+    bookkeeping 0.60 against 0 (+0.60), drafting 0 against 1.00 (−1.00), so a round costs 2.40 steps against
+    2.20 and the speedup here is smaller. The part that differs most *in that direction* is the check; drafting
+    differs most in size but the other way. Catches a part picked by the size of its difference alone, which
+    would say a round costs more steps here "most of all drafting (0.00 steps against 1.00)"."""
+    there = Profile("there", step_ms=10.0, position_ms=0.5, stage_ms=10.0)
+    here = Profile("here", step_ms=10.0, position_ms=2.0, stage_ms=0.0, bookkeeping_ms=6.0)
+    assert why_smaller(compare([(5, 1, 3)], [here], there)).endswith(
+        "The speedup here is smaller because a round costs more steps here, most of all the check (1.80 steps "
+        "against 1.20).")
+
+
+@settings(max_examples=300, deadline=None)
+@given(rounds_strategy, st.lists(st.tuples(ms, st.floats(-2.0, 20.0), st.floats(-2.0, 20.0), st.floats(-5.0, 10.0)),
+                                 min_size=1, max_size=5))
+def test_every_direction_the_why_sentence_states_agrees_with_the_prices(rounds, runs):
+    """"smaller" only where the sources' round costs fewer steps than every run here, "larger" only where it
+    costs more than every run, noise where it falls inside their range; and the part named is the one whose
+    difference goes furthest in the stated direction, with its own two numbers. Catches a verdict read off the
+    median run alone (a priced round inside the range called smaller or larger), "more steps" beside a larger
+    speedup, a part chosen by the size of its difference whatever its sign, and a part's numbers from the
+    other regime."""
+    c = compare(rounds, [Profile("here", *run) for run in runs], LARGE_GPU)
+    steps = [p.round_steps for p in c.here]
+    assume(min(steps) > 0)      # a part may come out below zero in a noisy run, a whole round never does
+    said, h, g = why_smaller(c), c.here_median, c.there
+    verdict = re.search(r"(within this machine's noise|The speedup here is (smaller|larger) because a round costs "
+                        r"(more|fewer) steps here)", said)
+    if min(steps) <= g.round_steps <= max(steps):
+        assert verdict.group(1) == "within this machine's noise" and "most of all" not in said
+        return
+    smaller = g.round_steps < min(steps)
+    assert (verdict.group(2), verdict.group(3)) == (("smaller", "more") if smaller else ("larger", "fewer"))
+    sign = 1 if smaller else -1
+    assert sign * (h.speedup - g.speedup) < 0                       # the speedup named is the speedup priced
+    named = re.search(r"most of all (.+?) \((-?[\d.]+) steps against (-?[\d.]+)\)\.$", said)
+    part = {name: key for key, name in PARTS.items()}[named.group(1)]
+    differs = {k: sign * (h.steps(k) - g.steps(k)) for k in PARTS}
+    assert differs[part] == max(differs.values()) and differs[part] > -1e-12   # it goes the stated way
+    assert (named.group(2), named.group(3)) == (f"{h.steps(part):.2f}", f"{g.steps(part):.2f}")
