@@ -2,7 +2,7 @@
 setting the page opens with, and the thread count measured on the free cores."""
 import pytest
 import torch
-from hypothesis import given, strategies as st
+from hypothesis import assume, given, strategies as st
 
 from specviz.generator.settings import Settings
 from specviz.generator.threads import candidates, fit_threads, free_cores
@@ -218,3 +218,44 @@ def test_the_line_says_yes_exactly_when_the_texts_are_equal_and_names_where_they
         assert plain[:at] == spec[:at] and (at == min(len(plain), len(spec)) or plain[at] != spec[at])
         assert f"at token {at + 1}" in line and f"at token {at + 1}," in answer
         assert "<b>" not in line     # token text is escaped
+
+
+def runners(plain_ms: float, plain_tokens: int, spec_ms: float, spec_tokens: list[int]) -> tuple:
+    """A finished race built by hand (no model): plain decoding's time and tokens, and the speculative
+    runner's rounds, each committing `spec_tokens[i]` tokens in an equal share of `spec_ms`."""
+    plain = race.Runner("plain", None, elapsed_ms=plain_ms, texts=[("a", "bonus")] * plain_tokens)
+    marks, done = [], 0
+    for i, n in enumerate(spec_tokens):
+        done += n
+        marks.append((spec_ms * (i + 1) / len(spec_tokens), done))
+    return plain, race.Runner("spec", None, elapsed_ms=spec_ms, texts=[("a", "accepted")] * done, marks=marks)
+
+
+@pytest.mark.parametrize("spec_ms, spec_tokens, tokens_per_round, round_in_steps, wins", [
+    (60.0, [5, 5], 5.0, 3.0, True),     # 5 tokens a round for the time of 3 plain steps (10 ms each)
+    (60.0, [1, 3], 2.0, 3.0, False),    # 2 tokens a round for the time of 3 steps: slower than plain
+    (60.0, [2, 4], 3.0, 3.0, False),    # exactly as many tokens as steps: a tie, not a win
+])
+def test_the_verdict_wins_only_where_a_round_commits_more_tokens_than_the_steps_it_costs(
+        spec_ms, spec_tokens, tokens_per_round, round_in_steps, wins):
+    """Planted on both sides of `wins` and at the tie (plain decoding: 100 ms for 10 tokens, 10 ms a step).
+    Catches `>=` (the tie called a win), tokens a round counted per token instead of per round, and a
+    round's cost read in ms instead of plain decoding's steps."""
+    assert race.verdict(*runners(100.0, 10, spec_ms, spec_tokens)) == {
+        "tokens_per_round": tokens_per_round, "round_in_steps": round_in_steps, "wins": wins}
+
+
+@given(st.integers(1, 10_000), st.integers(1, 200), st.integers(1, 10_000),
+       st.lists(st.integers(0, 9), min_size=1, max_size=20))
+def test_the_verdict_wins_exactly_when_speculation_took_less_time_a_token(plain_ms, plain_tokens, spec_ms, spec_tokens):
+    """More tokens a round than steps a round is the same as fewer ms a token than plain decoding, so the
+    verdict's `wins` agrees with the two runners' own times. Catches the comparison turned round and a
+    round's cost priced in another runner's step."""
+    assume(sum(spec_tokens) > 0)
+    plain, spec = runners(float(plain_ms), plain_tokens, float(spec_ms), spec_tokens)
+    v = race.verdict(plain, spec)
+    assert v["tokens_per_round"] == sum(spec_tokens) / len(spec_tokens)
+    assert v["round_in_steps"] == pytest.approx(spec_ms / len(spec_tokens) / (plain_ms / plain_tokens), rel=1e-12)
+    spec_side, plain_side = spec_ms * plain_tokens, plain_ms * sum(spec_tokens)   # ms a token, cross-multiplied
+    if spec_side != plain_side:   # exact in integers; a tie is left to the planted case, where the floats are exact
+        assert v["wins"] == (spec_side < plain_side)
