@@ -2,6 +2,7 @@
 properties that the direction a sentence states always agrees with the numbers it was given."""
 import re
 
+import pytest
 from hypothesis import given, strategies as st
 
 from specviz.lessons.cost import forwards_help, layout_gap, width_sentence
@@ -30,6 +31,35 @@ def test_the_forwards_help_states_the_direction_of_its_counts(plain, rounds, tok
     assert ("as many as plain decoding" in said["rounds"]) == (rounds == plain)
     assert ("proposals survived" in said["per_forward"]) == (tokens > rounds)
 
+
+
+@pytest.mark.parametrize("plain, rounds, tokens, said, each", [
+    (32, 31, 32, "31 target forwards against plain decoding's 32: fewer target rounds.",
+     "32 tokens from 31 target forwards, more than one a forward: proposals survived the checks (a longer surviving "
+     "prefix)."),
+    (32, 33, 33, "33 target forwards against plain decoding's 32: more target rounds here.",
+     "33 tokens from 33 target forwards, one a forward: no proposal survived a check here."),
+    (32, 32, 31, "32 target forwards, as many as plain decoding: speculation saved no target round here.",
+     "31 tokens from 32 target forwards, under one a forward: no proposal survived a check here."),
+])
+def test_one_forward_either_side_of_plain_decoding_is_fewer_or_more(plain, rounds, tokens, said, each):
+    """Planted one count apart on each side (31 and 33 forwards against 32; 32 tokens from 31, 31 from 32).
+    Catches `<=` or `>=` in either comparison, which would call one saved forward "as many" or one token more
+    than the forwards "one a forward", and the two sides of the count swapped."""
+    assert forwards_help(plain, rounds, tokens) == {"rounds": said, "per_forward": each}
+
+
+@given(st.integers(1, 200), st.integers(1, 200), st.integers(0, 400))
+def test_the_forwards_help_states_its_own_counts_and_a_rate_on_the_right_side_of_one(plain, rounds, tokens):
+    """Every count given is the count stated, and the rate a forward ("more than one", "one", "under one")
+    agrees with tokens against forwards. Catches the plain count stated as the speculative one and a
+    "one a forward" said of a run that committed fewer tokens than it ran forwards (a stop)."""
+    said = forwards_help(plain, rounds, tokens)
+    assert said["rounds"].startswith(f"{rounds} target forwards")
+    assert (f"plain decoding's {plain}:" in said["rounds"]) == (rounds != plain)
+    assert said["per_forward"].startswith(f"{tokens} tokens from {rounds} target forwards, ")
+    rate = re.match(r".*?target forwards, (more than one|one|under one) a forward", said["per_forward"]).group(1)
+    assert rate == ("more than one" if tokens > rounds else "one" if tokens == rounds else "under one")
 
 def test_the_width_probe_says_whether_a_wider_check_shared_its_cost():
     rows = [{"width": w, "relative": r} for w, r in [(1, 1.0), (4, 1.3), (16, 2.5)]]
