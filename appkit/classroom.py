@@ -111,9 +111,7 @@ def lead_from_link():
 def show_class(url_path: str):
     """Before and after the presenter's page runs (app.py): share what it shows (the page, its link,
     lesson 1's recorded trace) when that changed, so followers draw it without running the models.
-
-    Before: a page switch reaches the followers at once, even while the page then waits for the
-    models (a fresh server loads them for minutes); after: with what the page drew."""
+    Before: a switch reaches them even while the page waits minutes for a fresh server's models."""
     lead = leading()
     if not lead:
         return
