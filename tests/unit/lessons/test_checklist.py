@@ -1,17 +1,13 @@
 """Lesson 8's checklist column "this app, measured now": what it says about a measurement it is given."""
 import re
-from types import SimpleNamespace as Stand
 
 import pytest
-import torch
 from hypothesis import given, strategies as st
 
 from specviz.generator.engine import Generation
-from specviz.generator.sampling import SamplingSettings
 from specviz.generator.settings import Settings
 from specviz.lessons import checklist, cost
 from specviz.lessons.pricing import LARGE_GPU, Profile, compare
-from specviz.lessons.protocol import Spread
 
 PROMPT = "The best way to learn is to"
 
@@ -79,52 +75,3 @@ def test_the_hardware_row_states_the_median_run_and_the_priced_round_and_no_dire
     assert said.startswith(f"A round of these rounds costs {middle:.2f} one-token steps here (measured) against "
                            f"{c.there.round_steps:.2f} {LARGE_GPU.label}, for the same {tokens:.2f} tokens a round ")
     assert not re.search(r"\b(more|fewer|less|cheaper|dearer|smaller|larger|faster|slower)\b", said)
-
-
-def stand_in(plain_ids: list[int], spec_ids: list[int], settings: Settings) -> tuple:
-    """A models object and a `cost.measure` result built by hand, holding only what `checklist.ours` reads
-    (one run a side; one speculative round of 3 proposals committing them all), so the row's words can be
-    planted without loading a model."""
-    target = Stand(config=Stand(num_hidden_layers=2, hidden_size=8, vocab_size=50),
-                   parameters=lambda: [torch.zeros(1000)])
-    models = Stand(target=target, device=torch.device("cpu"), dtype=torch.float32, max_context=256)
-    spec_round = Stand(proposed=[1, 2, 3], emitted=[1, 2, 3, 4], drafter_info={})
-    measurement = {
-        "prompt": PROMPT, "settings": settings,
-        "plain": {"trace": Stand(new_ids=plain_ids), "runs_ms": [40.0], "costs": {"ms_per_token": 10.0},
-                  "runs_costs": [{"rounds": 4, "mean_round_ms": 10.0, "verify_ms": 36.0}]},
-        "speculative": {"trace": Stand(new_ids=spec_ids, prompt_ids=[0, 1, 2], rounds=[spec_round]),
-                        "costs": {"tokens": 4, "prefill_ms": 5.0, "ms_per_token": 5.0, "acceptance_length": 4.0},
-                        "runs_costs": [{"rounds": 1, "verify_ms": 12.0, "draft_ms": 3.0, "overhead_ms": 5.0}]},
-        "speedup_spread": Spread(2.0, 2.0, 2.0, 1)}
-    return models, measurement
-
-
-@given(st.lists(st.integers(0, 3), max_size=5), st.lists(st.integers(0, 3), max_size=5))
-def test_the_sampling_row_says_yes_exactly_when_the_two_outputs_are_the_same_tokens(plain_ids, spec_ids):
-    """Catches a "yes" written without comparing the outputs, or comparing only their lengths (two outputs of
-    equal length that part at a token are drawn here), and a "NO" beside equal outputs."""
-    models, measurement = stand_in(plain_ids, spec_ids, Settings.greedy("ar", 4, block_size=3))
-    row = checklist.ours(models, measurement)["sampling rule"]
-    assert row == ("greedy (temperature 0); output identical to the baseline: "
-                   + ("yes" if plain_ids == spec_ids else "NO"))
-
-
-def test_a_sampled_measurement_claims_no_identity_with_its_baseline_either_way():
-    """Sampling draws different tokens by design, so the row names the rule and says nothing of identity, equal
-    outputs or not. Catches the greedy row's yes/NO appended to a sampled measurement."""
-    sampled = Settings(drafter="ar", verifier="sampling", block_size=3, sampling=SamplingSettings(temperature=0.7))
-    for plain_ids, spec_ids in (([1, 2], [1, 2]), ([1, 2], [1, 3])):
-        models, measurement = stand_in(plain_ids, spec_ids, sampled)
-        assert checklist.ours(models, measurement)["sampling rule"] == "sampling, temperature 0.7"
-
-
-def test_the_stand_in_s_hardware_row_is_the_sentence_on_its_own_rounds():
-    """The stand-in's rounds priced by `cost.regimes` end the hardware row: its measured profile (step 10 ms,
-    a further position 1 ms, a stage 3 ms, bookkeeping 4 ms) prices the one round of width 4 at 13 + 3 + 4 =
-    20 ms, 2.00 steps; the sources' at 11.5 + 2 = 13.5 ms, 1.35 steps; 4.00 tokens a round either way. Catches
-    a row whose comparison is not read off the measurement it was given."""
-    models, measurement = stand_in([1], [1], Settings.greedy("ar", 4, block_size=3))
-    assert checklist.ours(models, measurement)["hardware"].endswith(
-        "A round of these rounds costs 2.00 one-token steps here (measured) against 1.35 priced, a large target on "
-        "a GPU (from the sources), for the same 4.00 tokens a round (lesson 7 sets the two side by side).")
