@@ -93,7 +93,7 @@ def spread_label(s: dict) -> str:
 
 
 def cmd_bench(args):
-    from specviz.lessons.bench import bench
+    from specviz.lessons.bench import bench, bench_json
     from specviz.lessons.workloads import WORKLOADS
     if args.set and not args.config:
         sys.exit("error: --set names a model set of a config file: give --config FILE too")
@@ -105,7 +105,7 @@ def cmd_bench(args):
                     progress=None if args.json else lambda rep, p: print(f"  {w} repeat {rep}: {p[:40]!r}", file=sys.stderr))
            for w in names}
     if args.json:
-        print(json.dumps(res[names[0]] if len(names) == 1 else {"workloads": res}))
+        print(json.dumps(bench_json(res)))
         return
     for w, r in res.items():
         print_bench(w, r)

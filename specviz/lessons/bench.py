@@ -106,3 +106,14 @@ def bench(models, drafters: list[str], block_sizes: list[int], max_new_tokens: i
             "settings": {"max_new_tokens": max_new_tokens, "repeats": repeats, "prompts": len(prompts),
                          "device": str(models.device), "dtype": str(models.dtype).replace("torch.", ""),
                          "hardware": hardware(models.device), "threads": threads["threads"]}}
+
+
+def bench_json(res: dict) -> dict:
+    """The bench's JSON: one workload's report as it is, several under "workloads" by name.
+
+    >>> bench_json({"code": {"baseline": 1}})
+    {'baseline': 1}
+    >>> bench_json({"prose": {"baseline": 1}, "code": {"baseline": 2}})
+    {'workloads': {'prose': {'baseline': 1}, 'code': {'baseline': 2}}}
+    """
+    return next(iter(res.values())) if len(res) == 1 else {"workloads": res}

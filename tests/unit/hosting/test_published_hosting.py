@@ -16,6 +16,8 @@ from specviz.generator.models import MODELS_DIR
 from specviz.generator.settings import Settings
 from specviz.hosting.config import ModelSetError, load_config
 from specviz.hosting.model_sets import load_model_set
+from specviz.lessons.bench import bench
+from specviz.lessons.workloads import WORKLOADS
 from tests import published_layouts as layouts
 
 # Qwen3's convention: thinking off leaves an empty think section before the answer
@@ -103,12 +105,11 @@ def test_the_command_line_refuses_what_the_host_refuses(host):
     assert r.returncode != 0 and "model set 'bad': drafter flash" in r.stderr
 
 
-@pytest.mark.slow
-def test_the_bench_runs_a_configured_set_and_loops_its_own_looping_drafters(host):
-    out = subprocess.run([sys.executable, "-m", "specviz", "bench", "--config", str(host / "specviz.toml"),
-                          "--set", "chat", "--drafters", "spark,spark-dloop", "--block-sizes", "3",
-                          "--max-new-tokens", "6", "--repeats", "1", "--workload", "prose", "--json"],
-                         capture_output=True, text=True, check=True)
-    methods = json.loads(out.stdout)["methods"]
+def test_the_bench_runs_a_configured_set_and_loops_its_own_looping_drafters(chat_set):
+    """The bench on the host's set, in this process (the command line reaching a configured set is the
+    test of generate above): its DLoop variant is swept over its loop block sizes and thresholds."""
+    out = bench(chat_set, ["spark", "spark-dloop"], [3], max_new_tokens=4, repeats=1, prompts=WORKLOADS["prose"][:1])
+    methods = out["methods"]
     assert list(methods["spark"]["variants"]) == ["k=3"]
     assert list(methods["spark-dloop"]["variants"]) == [f"k={k} g={g}" for k in (2, 3, 4) for g in (-1.0, -2.0, -4.0)]
+    assert out["greedy_mismatches"] == []

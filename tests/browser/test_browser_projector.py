@@ -1,19 +1,23 @@
-"""Every table fits the content column in presenter mode, measured, and a "Predict:" question is as
-large as the body text around it: at a projector's 1024×768 and 1280×720, after each lesson's
-measurements have drawn their tables.
+"""Every page on a projector, in a real browser: presenter mode at 1024×768 and 1280×720, before and
+after its predictions are revealed and its measurements have drawn their tables.
 
-test_browser_presenter checks that nothing reaches past the window; a table that scrolls inside its
-own box passes there and still hides columns from the room. Here each table's box is measured:
-its right edge against the content column's, its scrolled width against its visible width (and, for
-a dataframe, its scrolled height against its visible height: no rows behind an inner scroll).
-
-One page load per lesson: the measurements run once at 1024×768, then the window is resized to
-1280×720 and measured again. A screenshot of each lesson at 1024×768 after its measurements is saved
-under artifacts/ (fit-<page>.png) for a person to look at.
+Each page is opened from a link with presenter=1, as a teacher opens it in a fresh browser, at
+1024×768 and resized to 1280×720 (one session a page for every check: a page load with its
+measurements is the slow part). On every page, at each size:
+- it draws with no exception box and no browser console error, the sidebar collapsed, and no
+  developer item in the toolbar;
+- nothing reaches past the window's right edge (what a projector would cut off), and no button
+  label is cut;
+- each table's box fits the content column: its right edge, its scrolled against its visible
+  width and (a dataframe scrolls inside its canvas) height, so no column or row hides behind an
+  inner scroll, which the window's edge alone would not show;
+- a "Predict:" question is drawn at least as large as the body text around it.
+Screenshots under artifacts/, for a person to look at: presenter-<size>-<page>.png (the first
+screen, as the room sees it) and fit-<page>.png (the whole page at 1024 pixels after its measurements).
 """
 import pytest
 
-from tests.browser.chromium import ARTIFACTS, PAGES, settle, sync_api
+from tests.browser.chromium import ARTIFACTS, PAGES, check, cut_labels, settle, sync_api
 
 SIZES = [(1024, 768), (1280, 720)]
 # what a lesson measures only when asked: pressed after its predictions are revealed, so its tables are drawn
@@ -25,10 +29,24 @@ MEASURE = {"parallel_drafting": ["Time drafting at k = 1, 2, 4, 8"],
 # st.table like the rest, and the lesson's live DLoop table is measured
 # a lesson's link can narrow a long measurement: lesson 6 sweeps one threshold, not three (minutes on a busy CPU)
 LINK = {"dloop": "&sweep=-8"}
-LESSONS = [(path, title) for path, title in PAGES if path not in ("", "glossary")]
 
-# Each visible table's box against the content column: its right edge, its scrolled against its
-# visible width and (a dataframe scrolls inside its canvas) height. Tables in a hidden tab have no box.
+# Elements that reach past the window's right edge and are not clipped by a box that scrolls or
+# hides its overflow inside the window.
+OVERFLOW = """() => {
+  const width = document.documentElement.clientWidth, out = [];
+  const clipped = el => { for (let a = el.parentElement; a; a = a.parentElement) {
+      const s = getComputedStyle(a);
+      if (['auto', 'scroll', 'hidden', 'clip'].includes(s.overflowX) && a.getBoundingClientRect().right <= width + 1)
+        return true; } return false; };
+  for (const el of document.querySelectorAll('body *')) {
+    const r = el.getBoundingClientRect();
+    if (r.width === 0 || r.height === 0 || r.right <= width + 1 || clipped(el)) continue;
+    out.push(`${el.tagName.toLowerCase()}[${el.getAttribute('data-testid') || el.className}] right=${Math.round(r.right)}`);
+  }
+  return {scroll: document.documentElement.scrollWidth, client: width, over: out.slice(0, 10)};
+}"""
+
+# Each visible table's box against the content column. Tables in a hidden tab have no box.
 TABLES = """() => {
   const main = document.querySelector('[data-testid=stMainBlockContainer]');
   const pad = parseFloat(getComputedStyle(main).paddingRight);
@@ -75,13 +93,45 @@ def misfits(page) -> list:
     return found
 
 
-@pytest.mark.parametrize("path,title", LESSONS)
-def test_every_table_fits_the_column_and_the_question_reads_as_large_as_the_text(app, browser, path, title):
+def resize(page, size):
+    page.set_viewport_size({"width": size[0], "height": size[1]})
+    page.wait_for_timeout(800)   # the charts redraw at the new width on the window's resize event
+
+
+def problems_at(page, size) -> list:
+    """What a projector of this size (the window's size now) would cut or hide on the page as it stands."""
+    sync_api.expect(page.locator('[data-testid="stSidebar"]')).to_have_attribute("data-collapsed", "true")
+    found = []
+    fit = page.evaluate(OVERFLOW)
+    if fit["scroll"] > fit["client"] or fit["over"]:
+        found.append((size, "past the window", fit))
+    if page.locator("[data-testid=stMain] button .stMarkdownEllipsis").count():
+        found += [(size, "cut label", c) for c in cut_labels(page, "[data-testid=stMain] button")]
+    found += [(size, "table", t) for t in misfits(page)]
+    fonts = page.evaluate(FONTS)
+    if fonts["question"] is not None and fonts["question"] < fonts["body"]:
+        found.append((size, "question smaller than the text", fonts))
+    if page.get_by_text("Deploy", exact=True).count():
+        found.append((size, "developer toolbar", "Deploy"))
+    return found
+
+
+@pytest.mark.parametrize("path,title", PAGES)
+def test_every_page_fits_a_projector_before_and_after_its_answers_and_measurements(app, browser, path, title):
+    errors = []
     page = browser.new_page(viewport={"width": SIZES[0][0], "height": SIZES[0][1]})
+    page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" and "/_stcore/" not in
+            msg.location.get("url", "") else None)
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
     page.set_default_timeout(600_000)
     page.goto(f"{app}/{path}?presenter=1{LINK.get(path, '')}")
     settle(page)
     sync_api.expect(page.locator("h1").first).to_contain_text(title)
+    problems = []
+    for size in SIZES:   # the first screen, as the room sees it
+        resize(page, size)
+        check(page, errors, f"presenter-{size[0]}x{size[1]}-{path or 'home'}")
+        problems += problems_at(page, size)
     for _ in range(4):   # every prediction revealed, as a class goes through the page
         reveal = page.get_by_role("button", name="Reveal")
         if not reveal.count():
@@ -91,20 +141,13 @@ def test_every_table_fits_the_column_and_the_question_reads_as_large_as_the_text
     for label in MEASURE.get(path, []):
         page.get_by_role("button", name=label).click()
         settle(page, timeout_s=900)
-    problems = []
-    for width, height in SIZES:
-        page.set_viewport_size({"width": width, "height": height})
-        page.wait_for_timeout(800)
-        problems += [(width, height, t) for t in misfits(page)]
-        fonts = page.evaluate(FONTS)
-        if fonts["question"] is not None and fonts["question"] < fonts["body"]:
-            problems.append((width, height, fonts))
+    for size in SIZES:
+        resize(page, size)
+        problems += problems_at(page, size)
     # the page after its measurements, whole, at the projector's 1024 pixels (the main area scrolls, not the
     # window), saved before judging it so that a misfit can be looked at
     tall = page.evaluate("document.querySelector('[data-testid=stMain]').scrollHeight")
     page.set_viewport_size({"width": SIZES[0][0], "height": min(tall + 100, 16000)})
-    page.wait_for_timeout(800)
-    ARTIFACTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / f"fit-{path}.png"), full_page=True)
+    check(page, errors, f"fit-{path or 'home'}")
     page.close()
     assert problems == [], path
