@@ -22,7 +22,8 @@ repeating it, and leave the held-out files as the split of the first package cho
 
 The mix writes the prose `prose_repeats` times beside one copy of the code: the novels are
 smaller than the library, and a model that sees too little prose gets worse at it (held-out
-prose perplexity is the number the prose lessons depend on).
+prose perplexity is the number the prose lessons depend on); more copies than two, over a run of
+several passes, and the model learns the novels by heart and gets worse at new prose.
 
 What it leaves out: Shakespeare and other sources; deduplication; any cleaning beyond joining
 lines into paragraphs.
@@ -181,7 +182,7 @@ def dialogue_set(n: int, seed: int = 0) -> list[str]:
 
 
 def build_corpus(out_dir: Path, dialogue_exchanges: int = 6000, heldout_fraction: float = 0.02,
-                 code_heldout_fraction: float = 0.04, prose_repeats: int = 3, seed: int = 0) -> dict:
+                 code_heldout_fraction: float = 0.04, prose_repeats: int = 2, seed: int = 0) -> dict:
     """Write train.txt (the mix), heldout.txt (prose) and heldout_code.txt (code), documents
     separated by the end-of-text token.
 

@@ -9,6 +9,8 @@ What it leaves out: how a stage runs (specviz.training.recipe).
 
 STAGES = ["corpus", "tokenizer", "target", "drafter", "target-text", "block", "cards"]
 # optimizer steps of each trained stage: what the shipped models were trained with. The target's
-# 6400 steps of 16 x 256 tokens are four passes over the 6.56 M-token corpus: past about four
-# epochs, repeated data stops paying like new data, and the held-out curve shows where it flattens
-STEPS = {"target": 6400, "drafter": 600, "block": 4000, "loop": 300}
+# 4000 steps of 16 x 256 tokens are about three passes over the corpus (two copies of the prose
+# beside one of the code). A longer run with three prose copies overfit the prose: its held-out
+# prose perplexity bottomed at 31.1 near the sixth pass over the novels and rose to 38.2 by the
+# ninth, while code still fell (docs/benchmarks.md, "The target's held-out curve")
+STEPS = {"target": 4000, "drafter": 600, "block": 4000, "loop": 300}
