@@ -59,14 +59,14 @@ labels = {"retrospective": "retrospective (search without the stop)",
           "non_anticipating": "stopping scheduler (admits nothing here)",
           "two_steps_earlier": "capacity from confidences two steps earlier"}
 if revealed:   # every P(A) below is the answer
-    retro = exact["retrospective"]
-    st.markdown(f"**Answer:** P(A) = q(A)·min(1, p(A)/q(A)) + q(B)·p(A) = {num(qa)}·{num(min(1, pa / qa))} + "
-                f"{num(q[1])}·{num(pa)} = **{num(retro)}**, against the target's {num(pa)}.")
+    t = admission.retrospective_terms(p, q)
+    st.markdown(f"**Answer:** P(A) = q(A)·min(1, p(A)/q(A)) + q(B)·p(A) = {num(t['q_a'])}·{num(t['kept'])} + "
+                f"{num(t['q_b'])}·{num(t['p_a'])} = **{num(t['p_of_a'])}**, against the target's {num(pa)}.")
     for pol in admission.POLICIES:   # one under another: three abreast cut "P(A) = …" at a laptop's 1024 px
-        biased = abs(exact[pol] - pa) > 1e-9
+        off = admission.bias(exact[pol], pa)
         st.metric(labels[pol], f"P(A) = {num(exact[pol])}", border=True,
-                  delta=f"{exact[pol] - pa:+.3g} vs target" if biased else "equals the target",
-                  delta_color="inverse" if biased else "off", delta_arrow="auto" if biased else "off")
+                  delta="equals the target" if off is None else f"{off:+.3g} vs target",
+                  delta_color="off" if off is None else "inverse", delta_arrow="off" if off is None else "auto")
 
     st.subheader("Simulated, round by round")
     n, seed = appkit.rounds_and_seed("admission", [100, 500, 1000, 5000, 20000], 5000)

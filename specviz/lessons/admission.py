@@ -129,6 +129,28 @@ def exact_p_a(policy: str, p=(0.7, 0.3), q=(0.5, 0.5)) -> float:
     return p[0]   # admission independent of x_1: both branches give the target's own p(A)
 
 
+def retrospective_terms(p=(0.7, 0.3), q=(0.5, 0.5)) -> dict:
+    """The terms of the retrospective P(A), in the order the lesson writes them:
+    q(A) · min(1, p(A)/q(A)) + q(B) · p(A).
+
+    >>> retrospective_terms()
+    {'q_a': 0.5, 'kept': 1.0, 'q_b': 0.5, 'p_a': 0.7, 'p_of_a': 0.85}
+    """
+    _check(p, q)
+    return {"q_a": q[0], "kept": accept_probability(p[0], q[0]), "q_b": q[1], "p_a": p[0],
+            "p_of_a": exact_p_a("retrospective", p, q)}
+
+
+def bias(p_of_a: float, target: float) -> float | None:
+    """How far a policy's P(A) sits from the target's p(A); None where it equals it (to 1e-9, the
+    rounding exact_p_a leaves), so the page draws no delta for an unbiased policy.
+
+    >>> bias(0.85, 0.7) > 0, bias(0.7, 0.7)
+    (True, None)
+    """
+    return None if abs(p_of_a - target) <= 1e-9 else p_of_a - target
+
+
 def _admits(policy: str, x1: int, older_x1: int, setup: dict) -> bool:
     """Whether drafted x_1 (0 = A, 1 = B) enters verification under `policy`."""
     def c2(x):

@@ -2,8 +2,8 @@
 app's worked example for the scheduler's numbers."""
 import pytest
 
-from specviz.lessons.admission import (APPENDIX_A, POLICIES, WORKED_EXAMPLE, algorithm1, exact_p_a,
-                                       running_frequency, simulate, survival)
+from specviz.lessons.admission import (APPENDIX_A, POLICIES, WORKED_EXAMPLE, algorithm1, bias, exact_p_a,
+                                       retrospective_terms, running_frequency, simulate, survival)
 
 SPS = WORKED_EXAMPLE["sps"]
 
@@ -86,3 +86,26 @@ def test_the_sources_numbers_give_the_sources_085():
     p, q = APPENDIX_A["p"], APPENDIX_A["q"]
     assert exact_p_a("retrospective", p, q) == APPENDIX_A["p_a_retrospective"] == 0.85
     assert exact_p_a("non_anticipating", p, q) == p[0] == 0.7
+
+
+def test_the_answer_writes_the_source_terms_that_add_to_085():
+    """0.5 · min(1, 0.7/0.5) + 0.5 · 0.7 = 0.85. Catches a kept share written as p/q uncapped (1.4)
+    or terms that no longer add up to the P(A) the metrics show."""
+    t = retrospective_terms(APPENDIX_A["p"], APPENDIX_A["q"])
+    assert (t["q_a"], t["kept"], t["q_b"], t["p_a"]) == (0.5, 1.0, 0.5, 0.7)
+    assert t["p_of_a"] == APPENDIX_A["p_a_retrospective"] == t["q_a"] * t["kept"] + t["q_b"] * t["p_a"]
+
+
+def test_the_kept_share_is_below_one_where_the_drafter_overproposes_a():
+    """p(A) = 0.3 under q(A) = 0.6: an A is kept half the time, and P(A) = 0.6 · 0.5 + 0.4 · 0.3 = 0.42."""
+    t = retrospective_terms((0.3, 0.7), (0.6, 0.4))
+    assert t["kept"] == pytest.approx(0.5) and t["p_of_a"] == pytest.approx(0.42)
+
+
+@pytest.mark.parametrize("p_of_a, target, expected", [(0.85, 0.7, 0.15), (0.6, 0.7, -0.1), (0.7, 0.7, None),
+                                                      (0.7 + 1e-12, 0.7, None)])
+def test_bias_is_signed_and_none_for_the_target_itself(p_of_a, target, expected):
+    """Catches an unsigned bias (a policy below the target drawn as above it) and a rounding residue
+    drawn as a bias of +1e-12."""
+    off = bias(p_of_a, target)
+    assert off == (None if expected is None else pytest.approx(expected))
