@@ -41,13 +41,16 @@ def person(browser, width: int, height: int):
     return page
 
 
-def loaded(browser, url: str):
-    """A server after its first visit, with its models loaded: they load in a thread of their own
-    while pages draw (appkit.runtime.loader), which takes minutes on a busy 2-core CPU."""
-    page = person(browser, 1024, 768)
-    page.goto(url + "/parallel_drafting")
-    expect(page.get_by_text("Model set:").first).to_be_attached(timeout=1_200_000)   # the sidebar's status
-    page.context.close()
+def loaded(browser, *urls: str):
+    """Servers after their first visit, with their models loaded: they load in a thread of their own
+    while pages draw (appkit.runtime.loader), which takes minutes on a busy 2-core CPU. Every server is
+    visited before any is waited for, so their loads overlap."""
+    pages = [person(browser, 1024, 768) for _ in urls]
+    for page, url in zip(pages, urls):
+        page.goto(url + "/parallel_drafting")
+    for page in pages:
+        expect(page.get_by_text("Model set:").first).to_be_attached(timeout=1_200_000)   # the sidebar's status
+        page.context.close()
 
 
 def start_class(browser, url: str):
@@ -130,8 +133,7 @@ def test_a_class_of_eight_across_two_servers_sharing_redis_through_pages_votes_a
     config.write_text(f'[classes]\nstore = "{redis_url}"\n[sets.embedded]\nembedded = true\n')
     env = {"SPECVIZ_CONFIG": str(config)}
     with streamlit_server(env) as one, streamlit_server(env) as two:
-        loaded(browser, one)
-        loaded(browser, two)
+        loaded(browser, one, two)
         teacher, code = start_class(browser, one)
         students = []
         for i in range(8):   # half on each server, at a laptop's 1024 pixels
