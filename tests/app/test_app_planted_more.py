@@ -166,12 +166,13 @@ def test_lesson1_states_each_planted_round_s_outcome_and_each_row_s_comparison()
     m = app_models(at)
     greedy = Generation(m, PROMPT, Settings.greedy("ar", 12, block_size=3)).run()
     kinds = [r.emitted[-1]["kind"] for r in greedy.rounds]
-    assert kinds[0] == "bonus" and "correction" in kinds, kinds   # the premise: round 1 kept all, a later one failed
-    c = kinds.index("correction")
+    b, c = kinds.index("bonus"), kinds.index("correction")   # a round whose proposals all survived, one that failed
     upload(at, "greedy.json", greedy)
-    press(at, "Next phase")                          # round 1's draft phase: guess one fewer than it kept
-    n = len(greedy.rounds[0].proposed)
-    at.radio(key="keep_predict_draft_0").set_value(n - 1).run()
+    for _ in range(b):
+        press(at, "Next round")                      # round b shown whole...
+    press(at, "Next phase")                          # ...then round b + 1's draft phase: guess one fewer than it kept
+    n = len(greedy.rounds[b].proposed)
+    at.radio(key=f"keep_predict_draft_{b}").set_value(n - 1).run()
     assert not at.exception, [e.value for e in at.exception]
     assert f"You predicted {n - 1}; the target kept **{n}** of {n} proposals." in md(at)   # at verify
     assert greedy_rows(html(at)) == (n, 0, 0)
@@ -179,13 +180,14 @@ def test_lesson1_states_each_planted_round_s_outcome_and_each_row_s_comparison()
     assert (f"You predicted {n - 1}; the target kept **{n}** of {n} proposals + 1 bonus = {n + 1} tokens from one "
             "target pass.") in md(at)
     assert greedy_rows(html(at)) == (n, 0, 0) and "bonus drawn here" in html(at)
-    for _ in range(c):
-        press(at, "Next round")
+    press(at, "↺ Reset")
+    for _ in range(c + 1):
+        press(at, "Next round")                      # round c shown whole, never guessed
     rc = greedy.rounds[c]
     kept, n = rc.accepted, len(rc.proposed)
     assert (f"The target kept **{kept}** of {n} proposals + 1 correction = {kept + 1} token{'s' if kept else ''} from "
             "one target pass.") in md(at)
-    assert "You predicted" not in md(at)                 # no guess was made for this round
+    assert "You predicted" not in md(at)
     assert greedy_rows(html(at)) == (kept, 1, n - kept - 1) and "bonus drawn here" not in html(at)
 
     lookup = Generation(m, "Once upon a time", Settings.greedy("lookup", 4, block_size=3)).run()
@@ -213,8 +215,10 @@ def test_lesson1_states_each_planted_round_s_outcome_and_each_row_s_comparison()
 
 def test_lesson6_sums_up_a_planted_dloop_round_by_how_it_ended():
     """tokens.summary under lesson 6's one round, from real DLoop rounds planted in its place: one whose
-    proposals all survived (a bonus), one that failed (a correction) and one cut by the stop rule. Catches a
-    fixed "+ 1 correction", and counts read from anything but the round on screen."""
+    proposals all survived (a bonus), one that failed (a correction) and one cut by the stop rule, drafted with
+    S = 1 (one stage, no gate), which the page's slider allows. Catches a fixed "+ 1 correction", counts read
+    from anything but the round on screen, and the page failing on a round with no stage table (it drew an
+    empty st.html)."""
     at = open_page("pages/dloop.py")
     trace = Generation(app_models(at), PROMPT, Settings.greedy("dloop", 24, block_size=2, loop_threshold=0.0,
                                                                max_stages=1)).run()
