@@ -80,7 +80,9 @@ def one_round():
 st.button("Draft and check one round", on_click=one_round, type="primary")
 if "dloop_round" in S:
     r = S["dloop_round"]
-    appkit.html(stages.stages_html(r.drafter_info, r.proposed_tokens))
+    loop = stages.stages_html(r.drafter_info, r.proposed_tokens)
+    if loop:   # S = 1 drafts one stage and runs no gate: there is no stage table to draw
+        appkit.html(loop)
     appkit.html(tokens.block_html(r, "commit"))
     st.markdown(tokens.summary(r) + ".")
 

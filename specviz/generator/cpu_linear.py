@@ -33,6 +33,7 @@ LARGEST bytes: a larger model's layers stay plain nn.Linear, because timing them
 seconds to loading and a copy would double the model's memory (whether their layout
 matters was not measured; the embedded models' largest weight, the LM head, is 6.3 MB).
 """
+import math
 import random
 import statistics
 import time
@@ -178,7 +179,7 @@ def report(model: torch.nn.Module, rows: tuple[int, ...] = (1, 5)) -> list[dict]
     """Per layer shape of `model` and row count (1..MAX_ROWS): each layout's profiled µs, and the one in use.
 
     One entry per (shape, row count), with how many layers have that shape; empty for a model
-    left as it is (a GPU's).
+    left as it is (a GPU's). A layout never timed (oneDNN, on a torch without it) has no entry.
 
     >>> [(r["layer"], r["layers"], r["rows"]) for r in report(use_fast_layouts(torch.nn.Linear(8, 4)), rows=(1, 4))]
     [('8 → 4', 1, 1), ('8 → 4', 1, 4)]
@@ -189,6 +190,7 @@ def report(model: torch.nn.Module, rows: tuple[int, ...] = (1, 5)) -> list[dict]
         for r in rows:
             times = PROFILES[(i, o)][min(p for p in PROFILED_ROWS if p >= r)]
             table.append({"layer": f"{i} → {o}", "layers": count, "rows": r,
-                          **{f"{name}, µs": round(t) for name, t in zip(LAYOUTS, times)},
+                          # a layout this torch lacks was never timed (inf): left out, not rounded
+                          **{f"{name}, µs": round(t) for name, t in zip(LAYOUTS, times) if math.isfinite(t)},
                           "in use": LAYOUTS[fastest(PROFILES[(i, o)])[r]]})
     return table

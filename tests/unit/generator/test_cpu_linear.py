@@ -3,8 +3,8 @@ import pytest
 import torch
 from transformers import AutoModelForCausalLM
 
-from specviz.generator.cpu_linear import (LARGEST, LAYOUTS, MAX_ROWS, PROFILED_ROWS, LayoutAwareLinear, fastest, multiply,
-                                prepare, take_copies, use_fast_layouts)
+from specviz.generator.cpu_linear import (LARGEST, LAYOUTS, MAX_ROWS, PROFILED_ROWS, PROFILES, LayoutAwareLinear, fastest,
+                                         multiply, prepare, report, take_copies, use_fast_layouts)
 from specviz.generator.engine import encode_prompt
 from specviz.generator.models import MODELS_DIR
 from specviz.generator.settings import Settings
@@ -55,6 +55,16 @@ def test_a_layer_converted_after_its_layouts_were_chosen_multiplies_its_converte
     for rows in (1, 2, 3, 4):
         x = torch.randn(rows, 64, dtype=torch.bfloat16)
         torch.testing.assert_close(layer(x), x @ layer.weight.t(), atol=2e-2, rtol=2e-2)
+
+
+def test_the_report_leaves_out_a_layout_this_torch_never_timed(monkeypatch):
+    """A torch without oneDNN times its packed layout as infinitely slow (time_layouts). Planted for one shape:
+    the report gives the three timed layouts' µs and no entry for the fourth. Catches round(inf), which failed
+    lesson 7's page on such a host."""
+    layer = use_fast_layouts(torch.nn.Linear(8, 4))
+    monkeypatch.setitem(PROFILES, (8, 4), {r: [30.4, 90.0, 45.0, float("inf")] for r in PROFILED_ROWS})
+    assert report(layer, rows=(1,)) == [{"layer": "8 → 4", "layers": 1, "rows": 1, "as stored, µs": 30,
+                                         "Wᵀ copy, µs": 90, "W·xᵀ, µs": 45, "in use": "as stored"}]
 
 
 def test_a_large_layer_is_left_as_it_is_not_timed_and_not_copied():

@@ -209,6 +209,23 @@ def test_what_free_drafting_is_said_to_give_agrees_with_the_ratio(plain, verify)
     assert f"**{plain / verify:.2f}×**" in said
 
 
+@pytest.mark.parametrize("plain, verify, said", [
+    # a check of k = 4 that costs a few ms a committed token, against a 13.61 ms plain step
+    (13.61, 3.63, "If drafting and bookkeeping cost nothing, these rounds would be **3.75×** faster than plain "
+                  "decoding: the most a cheaper drafter with the same acceptance could reach."),
+    # a CPU check that costs more a committed token than a plain step: no drafter could win
+    (9.84, 10.37, "Even if drafting and bookkeeping cost nothing, these rounds would run at **0.95×** plain "
+                  "decoding's speed: their checks alone cost more a committed token than a plain step"),
+    # level: the check alone costs exactly a plain step a token, which is not faster
+    (10.0, 10.0, "Even if drafting and bookkeeping cost nothing, these rounds would run at **1.00×** plain "
+                 "decoding's speed"),
+], ids=["a cheap check", "a dear check", "level"])
+def test_free_drafting_is_said_from_measured_ms_on_each_side_and_level_is_not_faster(plain, verify, said):
+    """Planted ms per token of the kind lesson 7 measures. Catches `>=` for `>` (level called faster) and the
+    ratio taken the wrong way up (3.63 / 13.61 = 0.27×)."""
+    assert said in if_drafting_were_free(plain, verify)
+
+
 @pytest.mark.parametrize("runs, side", [
     ([1.21, 1.35, 1.48], "faster than plain decoding in every run"),
     ([0.62, 0.70, 0.91], "slower than plain decoding in every run"),

@@ -103,6 +103,24 @@ def test_a_cheaper_round_here_is_called_larger_and_an_overlapping_spread_is_nois
                                                               "told apart from the large-target profile here.")
 
 
+NOT_TOLD_APART = ("The two round costs are within this machine's noise, so this machine is not told apart from the "
+                  "large-target profile here.")
+
+
+@pytest.mark.parametrize("runs, edge", [
+    ([Profile("here", 10.0, 0.5, 2.0), Profile("here", 10.0, 1.0, 2.0)], "low"),    # 1.40–1.60 steps a round
+    ([Profile("here", 10.0, 0.25, 2.0), Profile("here", 10.0, 0.5, 2.0)], "high"),  # 1.30–1.40 steps a round
+], ids=["priced at the cheapest run", "priced at the dearest run"])
+def test_a_priced_round_at_the_edge_of_this_machine_s_runs_is_noise_not_a_side(runs, edge):
+    """The within-noise side at its boundary: one run here costs exactly the large-target profile's 1.40 steps a
+    round, the other more (then less). Catches `<` for `<=` in either comparison, which would ask why the
+    speedup here is smaller (or larger) of runs one of which priced the round exactly as the profile does."""
+    c = compare([(5, 1, 3)], runs, LARGE_GPU)
+    assert getattr(c.here_steps, edge) == c.there.round_steps == 1.4                  # the premise: on the edge
+    assert why_question(c) == "Is this machine's speedup different from the large-target profile's?"
+    assert why_smaller(c).endswith(NOT_TOLD_APART) and "most of all" not in why_smaller(c)
+
+
 rounds_strategy = st.lists(st.tuples(st.integers(1, 17), st.integers(0, 3), st.integers(1, 17)), min_size=1, max_size=20)
 ms = st.floats(0.01, 100.0)
 

@@ -316,3 +316,34 @@ def test_every_sampling_row_s_sign_and_mark_agree_with_u_and_the_ratio(draws):
         below = d["u"] < d["ratio"]
         assert (f"u = {d['u']:.3f} &lt; min" in row) == below and (f"u = {d['u']:.3f} ≥ min" in row) == (not below)
         assert ("✓ keep" in row) == below == (i < accepted)
+
+
+@given(st.lists(st.tuples(st.integers(10, 13), st.integers(10, 13)), min_size=1, max_size=5), st.booleans())
+def test_every_greedy_row_s_sign_and_mark_agree_with_the_ids_it_compares(pairs, stop):
+    """Rounds verified greedily (keep while the target's argmax is the proposal, the first mismatch rejects; a
+    block that matched whole at a stop gives its last proposal's token to the target): each used row says "="
+    exactly where the two ids are equal, keeps exactly before the first mismatch or the stop, and every row after
+    it is unused. The round's mismatch flags are planted all 0 whatever the ids. Catches a sign or a mark read
+    from the flags, a keep written after the prefix ended, and a stop shown as a rejection."""
+    proposed = [p for p, _ in pairs]
+    choice = [c for _, c in pairs] + [14]
+    accepted = next((i for i, (p, c) in enumerate(pairs) if p != c), len(pairs))
+    stop_rule = stop and accepted == len(pairs)         # the stop rule drops a whole match's last proposal
+    accepted -= stop_rule
+    names = {10: " a", 11: "<b>", 12: " c", 13: " d", 14: "."}
+    r = greedy_round(proposed=proposed, proposed_tokens=[names[p] for p in proposed], q=[0.5] * len(pairs),
+                     q_top=[[[p, names[p], 0.5]] for p in proposed],
+                     p_top=[[[c, names[c], 0.6]] for c in choice], p_proposed=[0.5] * len(pairs),
+                     target_choice=choice, decisions=[{"accepted": i < accepted} for i in range(len(pairs))],
+                     greedy={"mismatch": [0] * len(pairs), "cumsum": [0] * len(pairs), "n_matches": accepted,
+                             "stop_rule_applied": stop_rule}, accepted=accepted)
+    rows = histories.histories_html(r, "verify", "greedy").split("<tr>")[2:]
+    for i, (row, (p, c)) in enumerate(zip(rows, pairs)):
+        if i > accepted:
+            assert "unused" in row and "argmax" not in row
+            continue
+        assert f"target's argmax is {tokens.esc(names[c])} {'=' if p == c else '≠'} proposal" in row
+        assert ("✓ keep" in row) == (i < accepted)
+        if i == accepted:
+            assert ("stop rule: target supplies it" in row) == stop_rule and ("✗ reject" in row) == (not stop_rule)
+            assert (p == c) == stop_rule
