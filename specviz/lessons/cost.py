@@ -140,7 +140,7 @@ def speedup_sentence(speed) -> str:
 
 def if_drafting_were_free(plain_ms_per_token: float, verify_ms_per_token: float) -> str:
     """What the same rounds would give if drafting and bookkeeping cost nothing: plain ms per token over
-    the check's ms per committed token, said as faster only where it is above 1.
+    the check's ms per committed token, said as faster only where the figure shown is above 1.00.
 
     >>> print(if_drafting_were_free(10.0, 4.0))
     If drafting and bookkeeping cost nothing, these rounds would be **2.50×** faster than plain decoding: the most a cheaper drafter with the same acceptance could reach. Past it, only more tokens a round or a cheaper check help.
@@ -148,10 +148,15 @@ def if_drafting_were_free(plain_ms_per_token: float, verify_ms_per_token: float)
     Even if drafting and bookkeeping cost nothing, these rounds would run at **0.80×** plain decoding's speed: their checks alone cost more a committed token than a plain step, so no cheaper drafter with the same acceptance could win here. Only more tokens a round or a cheaper check can.
     """
     free = speedup(plain_ms_per_token, verify_ms_per_token)
-    if free > 1.0:
+    shown = float(f"{free:.2f}")   # the words follow the figure printed: 1.004 reads 1.00×, which is level
+    if shown > 1.0:
         return (f"If drafting and bookkeeping cost nothing, these rounds would be **{free:.2f}×** faster than plain "
                 "decoding: the most a cheaper drafter with the same acceptance could reach. Past it, only more tokens "
                 "a round or a cheaper check help.")
+    if shown == 1.0:
+        return ("Even if drafting and bookkeeping cost nothing, these rounds would run level with plain decoding "
+                "(**1.00×**): their checks alone cost a plain step a committed token, so no cheaper drafter with the "
+                "same acceptance could win here. Only more tokens a round or a cheaper check can.")
     return (f"Even if drafting and bookkeeping cost nothing, these rounds would run at **{free:.2f}×** plain decoding's "
             "speed: their checks alone cost more a committed token than a plain step, so no cheaper drafter with the "
             "same acceptance could win here. Only more tokens a round or a cheaper check can.")

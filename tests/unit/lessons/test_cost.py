@@ -205,8 +205,10 @@ def test_free_drafting_is_called_faster_only_where_the_check_alone_beats_a_plain
 @given(st.floats(0.01, 1000.0), st.floats(0.01, 1000.0))
 def test_what_free_drafting_is_said_to_give_agrees_with_the_ratio(plain, verify):
     said = if_drafting_were_free(plain, verify)
-    assert ("faster than plain decoding" in said) == (plain / verify > 1.0)
-    assert f"**{plain / verify:.2f}×**" in said
+    shown = f"{plain / verify:.2f}"
+    assert ("faster than plain decoding" in said) == (float(shown) > 1.0)
+    assert ("level with plain decoding" in said) == (shown == "1.00")
+    assert f"**{shown}×**" in said
 
 
 @pytest.mark.parametrize("plain, verify, said", [
@@ -217,12 +219,14 @@ def test_what_free_drafting_is_said_to_give_agrees_with_the_ratio(plain, verify)
     (9.84, 10.37, "Even if drafting and bookkeeping cost nothing, these rounds would run at **0.95×** plain "
                   "decoding's speed: their checks alone cost more a committed token than a plain step"),
     # level: the check alone costs exactly a plain step a token, which is not faster
-    (10.0, 10.0, "Even if drafting and bookkeeping cost nothing, these rounds would run at **1.00×** plain "
-                 "decoding's speed"),
-], ids=["a cheap check", "a dear check", "level"])
+    (10.0, 10.0, "Even if drafting and bookkeeping cost nothing, these rounds would run level with plain decoding "
+                 "(**1.00×**): their checks alone cost a plain step a committed token"),
+    # 1.001×, shown as 1.00×: the words follow the figure, not the digits it hides
+    (10.0, 9.99, "these rounds would run level with plain decoding (**1.00×**)"),
+], ids=["a cheap check", "a dear check", "level", "level as shown"])
 def test_free_drafting_is_said_from_measured_ms_on_each_side_and_level_is_not_faster(plain, verify, said):
     """Planted ms per token of the kind lesson 7 measures. Catches `>=` for `>` (level called faster) and the
-    ratio taken the wrong way up (3.63 / 13.61 = 0.27×)."""
+    ratio taken the wrong way up (3.63 / 13.61 = 0.27×), and a 1.001× printed "1.00× faster"."""
     assert said in if_drafting_were_free(plain, verify)
 
 
