@@ -247,6 +247,21 @@ def wrong_q_note(first: str, cases: dict) -> str:
     return f"Measured after the first proposal {literal(repr(first))}: {head}. {rest[0].upper() + rest[1:]}."
 
 
+def wrong_q_answer(distance: float | None) -> str:
+    """The prediction's answer ("handed the backbone's q without the Markov head, does the output still follow p
+    exactly?") from the computed distance of that case (wrong_q's "marginal"): no where it moved away from p by
+    more than float64 rounding (EXACT), yes at this history otherwise; the source's rule where nothing was computed.
+
+    >>> wrong_q_answer(0.0312), wrong_q_answer(3e-13)
+    ('**Answer, measured here: no.**', '**Answer, measured here: yes, at this history.**')
+    >>> wrong_q_answer(None)
+    '**Answer, from the source: no.**'
+    """
+    if distance is None:   # no live case on this machine: the source's claim, labelled as such
+        return "**Answer, from the source: no.**"
+    return "**Answer, measured here: no.**" if distance > EXACT else "**Answer, measured here: yes, at this history.**"
+
+
 # --- 3. numerics: float32 against bfloat16 ----------------------------------------------------
 
 def bf16_twin(models):
@@ -319,6 +334,31 @@ def precision_note(rows: list[dict], new_tokens: int) -> str:
         return said
     return said + (" No prompt here shows a flipped greedy token; the claim stands as the source states it, without "
                    "a live case on these models.")
+
+
+def speculative_note(same: list[bool], source: str) -> str:
+    """How many prompts' speculative greedy output (float32) equalled plain float32 greedy decoding, counted from
+    precision_search's "speculative_equals_plain", and what that does and does not show. Equal everywhere is a
+    measurement, never a guarantee; a difference is what the source says computation graphs can do.
+
+    >>> print(speculative_note([True, True], "*Checks*"))  # doctest: +ELLIPSIS
+    Speculative greedy decoding in float32 equals plain float32 greedy decoding on **2 of 2** prompts. That is ...
+    >>> print(speculative_note([True, False, False], "*Checks*"))  # doctest: +ELLIPSIS
+    Speculative greedy decoding in float32 equals plain float32 greedy decoding on **1 of 3** prompts and parts ...
+    """
+    n, equal = len(same), sum(same)
+    graphs = (f"the check is one forward over k + 1 tokens, a different computation graph from a one-token step, and "
+              f"{source} notes that different computation graphs can change floating-point results")
+    if equal == n:
+        return (f"Speculative greedy decoding in float32 equals plain float32 greedy decoding on **{n} of {n}** "
+                f"prompts. That is this app's measurement on these prompts, not a guarantee: {graphs}.")
+    if equal == 0:
+        return (f"Speculative greedy decoding in float32 parts from plain float32 greedy decoding on **every one of "
+                f"the {n}** prompts (equal on 0 of {n}): {graphs}, and one changed greedy token sends the rest of "
+                "the text along another path.")
+    return (f"Speculative greedy decoding in float32 equals plain float32 greedy decoding on **{equal} of {n}** "
+            f"prompts and parts from it on {n - equal}: {graphs}, and one changed greedy token sends the rest of "
+            "the text along another path.")
 
 
 def parted_note(row: dict) -> str:

@@ -168,6 +168,32 @@ def test_the_wrong_q_note_calls_a_q_p_only_where_its_distance_is_rounding(true, 
         assert named.startswith("is p here too") == (d <= inside.EXACT)
 
 
+def test_the_wrong_q_answer_is_no_only_where_the_backbone_q_moved_the_output_beyond_rounding():
+    # catches a fixed "**Answer: no.**" printed whatever the computed distance was
+    assert inside.wrong_q_answer(0.0312) == "**Answer, measured here: no.**"
+    assert inside.wrong_q_answer(2e-9) == "**Answer, measured here: no.**"                     # just past EXACT
+    assert inside.wrong_q_answer(1e-9) == "**Answer, measured here: yes, at this history.**"   # EXACT itself: rounding
+    assert inside.wrong_q_answer(0.0) == "**Answer, measured here: yes, at this history.**"
+    assert inside.wrong_q_answer(None) == "**Answer, from the source: no.**"   # nothing computed: never "measured"
+
+
+def test_the_speculative_note_counts_equal_prompts_on_each_side():
+    # catches an "equals ... on N of M" sentence whose reading does not change when no prompt is equal
+    all_equal = inside.speculative_note([True, True, True], "*C*")
+    assert all_equal.startswith("Speculative greedy decoding in float32 equals plain float32 greedy decoding on "
+                                "**3 of 3** prompts. That is this app's measurement on these prompts, not a guarantee: "
+                                "the check is one forward over k + 1 tokens")
+    some = inside.speculative_note([True, False, True, False], "*C*")
+    assert some.startswith("Speculative greedy decoding in float32 equals plain float32 greedy decoding on **2 of 4** "
+                           "prompts and parts from it on 2: the check is one forward")
+    assert "not a guarantee" not in some
+    none = inside.speculative_note([False, False], "*C*")
+    assert none.startswith("Speculative greedy decoding in float32 parts from plain float32 greedy decoding on "
+                           "**every one of the 2** prompts (equal on 0 of 2)")
+    assert "equals" not in none
+    assert all("*C* notes that different computation graphs" in s for s in (all_equal, some, none))
+
+
 def test_the_precision_search_is_counted_from_its_rows_and_names_no_flip_it_did_not_find():
     rows = [{"first_difference": None}, {"first_difference": 3}, {"first_difference": None}]
     assert inside.precision_note(rows, 8) == (
