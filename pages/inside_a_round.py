@@ -8,6 +8,7 @@ from specviz.generator.sampling import SamplingSettings
 from specviz.generator.settings import Settings
 from specviz.lessons.presets import PRESETS
 from specviz.lessons import inside
+from specviz.lessons.markup import md_token
 from specviz.viz import inside as figs
 from specviz.viz.charts import num
 
@@ -68,10 +69,10 @@ else:
         f"from 0, of {view['target_depth']}) at the **{view['context_positions']}** positions the target has "
         f"processed (0–{view['context_positions'] - 1}): {len(view['target_layers'])} × {view['target_width']} = "
         f"{view['feature_in']} numbers per position, projected to its width of {view['drafter_width']}. Its block "
-        f"input is {' '.join(inside.literal(repr(t)) for t in view['block_inputs'])} at positions "
-        f"{view['block_positions'][0]}–{view['block_positions'][-1]}: the anchor {inside.literal(repr(view['anchor']))} is the newest "
+        f"input is {' '.join(md_token(t) for t in view['block_inputs'])} at positions "
+        f"{view['block_positions'][0]}–{view['block_positions'][-1]}: the anchor {md_token(view['anchor'])} is the newest "
         f"committed token, which the target has not processed yet, so it enters as a token, not as features. "
-        f"One pass proposed {' '.join(inside.literal(repr(t)) for t in view['proposals'])}; the target kept "
+        f"One pass proposed {' '.join(md_token(t) for t in view['proposals'])}; the target kept "
         f"**{view['accepted']}**.")
     st.plotly_chart(figs.attention_map(view), key="inside_attention",
                     config=appkit.chart_config("lesson9-attention"))

@@ -27,7 +27,6 @@ What it leaves out: drawing (specviz.viz.inside) and the scheduler itself (admis
 """
 import json
 import math
-import re
 from dataclasses import replace
 from pathlib import Path
 
@@ -40,6 +39,7 @@ from specviz.generator.sampling import SamplingSettings, transform
 from specviz.generator.settings import Settings, from_dflash_block_size
 from specviz.generator.verify import residual
 from specviz.lessons.admission import algorithm1, survival
+from specviz.lessons.markup import md_token
 from specviz.lessons.parallel import prepared
 
 SECTIONS = [
@@ -229,7 +229,7 @@ def wrong_q_note(first: str, cases: dict) -> str:
 
     >>> print(wrong_q_note(" the", {"true": {"distance": 0.0}, "raw": {"distance": 0.1234},
     ...                              "marginal": {"distance": 0.0}}))  # doctest: +NORMALIZE_WHITESPACE
-    Measured after the first proposal `' the'`: with the true q the emitted distribution is p exactly (distance
+    Measured after the first proposal '␣the': with the true q the emitted distribution is p exactly (distance
     0.000000). Handed the q taken before temperature and top-k, it lies 0.1234 from p; handed the backbone's
     marginal (no Markov head), it is p here too (distance 0.000000): at this history that q happens to give
     the same verdicts, which is luck, not a guarantee.
@@ -244,7 +244,7 @@ def wrong_q_note(first: str, cases: dict) -> str:
     head = (f"with the true q the emitted distribution is p exactly (distance {true:.6f})" if true <= EXACT else
             f"with the true q the emitted distribution lies {true:.6f} from p, which is more than rounding")
     rest = "; ".join(said(n) for n in WRONG_Q if n in cases)
-    return f"Measured after the first proposal {literal(repr(first))}: {head}. {rest[0].upper() + rest[1:]}."
+    return f"Measured after the first proposal {md_token(first)}: {head}. {rest[0].upper() + rest[1:]}."
 
 
 def wrong_q_answer(distance: float | None) -> str:
@@ -304,18 +304,6 @@ def precision_search(models, twin, prompts: list[str], n: int, drafter: str | No
     return rows
 
 
-def literal(text: str) -> str:
-    """Token text shown as itself in markdown: a code span whose fence is longer than any run of backticks
-    inside it, so no token can open emphasis, a link or a code block of its own.
-
-    >>> literal("' the'"), literal("'x`y'")
-    ("`' the'`", "`` 'x`y' ``")
-    """
-    run = max((len(r) for r in re.findall(r"`+", text)), default=0)
-    fence = "`" * (run + 1)
-    return f"{fence}{text}{fence}" if run == 0 else f"{fence} {text} {fence}"
-
-
 def precision_note(rows: list[dict], new_tokens: int) -> str:
     """What `precision_search` found, counted from its rows: on how many prompts greedy float32 and bfloat16
     parted, and, where none did, that the source's claim stands without a live case here.
@@ -368,12 +356,12 @@ def parted_note(row: dict) -> str:
 
     >>> print(parted_note({"prompt": "He said", "first_difference": 2, "float32_token": " the",
     ...                    "bfloat16_token": " a*", "gap": 0.0421}))
-    `He said` parts at new token **3**: float32 takes `' the'`, bfloat16 `' a*'`. The float32 logits of the two tokens chosen there differ by **0.042**.
+    'He said' parts at new token **3**: float32 takes '␣the', bfloat16 '␣a\\*'. The float32 logits of the two tokens chosen there differ by **0.042**.
     """
     gap = (f" The float32 logits of the two tokens chosen there differ by **{row['gap']:.3f}**."
            if row.get("gap") is not None else "")
-    return (f"{literal(row['prompt'])} parts at new token **{row['first_difference'] + 1}**: float32 takes "
-            f"{literal(repr(row.get('float32_token', '')))}, bfloat16 {literal(repr(row.get('bfloat16_token', '')))}.{gap}")
+    return (f"{md_token(row['prompt'], spaces=False)} parts at new token **{row['first_difference'] + 1}**: float32 "
+            f"takes {md_token(row.get('float32_token', ''))}, bfloat16 {md_token(row.get('bfloat16_token', ''))}.{gap}")
 
 
 # --- 4. confidence scheduling (this app's worked example) --------------------------------------
