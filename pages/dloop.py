@@ -125,9 +125,8 @@ if revealed and "dloop_sweep" in S:
 if revealed:   # below the sweep, so that the answer is drawn after the run that counts its stages
     st.markdown((sweep.stages_answer(S["dloop_sweep"], appkit.drafter_label) if "dloop_sweep" in S else
                  "**Answer: more.** Run the sweep above to count the stages on this prompt.")
-                + " By the gate's rule a lower g lets a less confident stage through, so on the same context the "
-                "loop continues at least as often, up to S stages; where no stage clears either g, the count stays "
-                "the same. Whether more stages pay depends on how much of the extra block survives.")
+                + " " + sweep.stages_reason(S.get("dloop_sweep"), appkit.drafter_label,
+                                            S.get("dloop_sweep", {}).get("S")))
 
 st.subheader("Does a later stage earn its cost?")
 st.markdown(f"“Every additional drafting stage must earn its cost” ({appkit.CHECKS_AHEAD}). Priced from the "

@@ -8,6 +8,7 @@ from specviz.generator.sampling import SamplingSettings
 from specviz.generator.settings import Settings
 from specviz.lessons.presets import PRESETS
 from specviz.lessons import inside
+from specviz.lessons.markup import md_token
 from specviz.viz import inside as figs
 from specviz.viz.charts import num
 
@@ -68,10 +69,10 @@ else:
         f"from 0, of {view['target_depth']}) at the **{view['context_positions']}** positions the target has "
         f"processed (0–{view['context_positions'] - 1}): {len(view['target_layers'])} × {view['target_width']} = "
         f"{view['feature_in']} numbers per position, projected to its width of {view['drafter_width']}. Its block "
-        f"input is {' '.join(inside.literal(repr(t)) for t in view['block_inputs'])} at positions "
-        f"{view['block_positions'][0]}–{view['block_positions'][-1]}: the anchor {inside.literal(repr(view['anchor']))} is the newest "
+        f"input is {' '.join(md_token(t) for t in view['block_inputs'])} at positions "
+        f"{view['block_positions'][0]}–{view['block_positions'][-1]}: the anchor {md_token(view['anchor'])} is the newest "
         f"committed token, which the target has not processed yet, so it enters as a token, not as features. "
-        f"One pass proposed {' '.join(inside.literal(repr(t)) for t in view['proposals'])}; the target kept "
+        f"One pass proposed {' '.join(md_token(t) for t in view['proposals'])}; the target kept "
         f"**{view['accepted']}**.")
     st.plotly_chart(figs.attention_map(view), key="inside_attention",
                     config=appkit.chart_config("lesson9-attention"))
@@ -94,14 +95,15 @@ st.markdown("Below, DSpark's second proposal is drawn from its true q (its Marko
 revealed = appkit.predict("inside", "the verifier is handed the backbone's q without the Markov head instead of the q "
                           "the proposal was really drawn from. Does the output still follow p exactly?",
                           ["yes, the ratio rule corrects any q", "no, it moves away from p"])
-if revealed:
-    st.markdown(f"**Answer: no.** {CHECKS}: the ratio-and-residual verifier "
-                "needs “the actual proposal probabilities”, including the temperature and other sampling "
-                "transformations; a parallel generator or refinement procedure must supply the normalised "
-                "probabilities of the sampling process it really used.")
+SOURCE_RULE = (f"{CHECKS}: the ratio-and-residual verifier needs “the actual proposal probabilities”, including the "
+               "temperature and other sampling transformations; a parallel generator or refinement procedure must "
+               "supply the normalised probabilities of the sampling process it really used.")
 if "dspark" not in m.drafter_models:
+    if revealed:
+        st.markdown(inside.wrong_q_answer(None) + " " + SOURCE_RULE)
     st.info("This model set has no DSpark drafter, so this section cannot run here.")
 elif revealed and not live:
+    st.markdown(inside.wrong_q_answer(None) + " " + SOURCE_RULE)
     st.caption(LATER)
 elif revealed:   # the distances are the answer
     c1, c2 = st.columns(2)
@@ -119,6 +121,7 @@ elif revealed:   # the distances are the answer
     for col, (name, case) in zip(cols, wq["cases"].items()):
         col.metric(names[name], f"{case['distance']:.4f}", border=True,
                    help="total-variation distance of the emitted distribution from p (0 = lossless)")
+    st.markdown(inside.wrong_q_answer(wq["cases"]["marginal"]["distance"]) + " " + SOURCE_RULE)
     st.markdown(inside.wrong_q_note(wq["first"], wq["cases"]))
     st.plotly_chart(figs.emitted_bars(wq, names), key="inside_emitted")
     st.caption("This app's computation on the embedded models: p and every q are the real distributions at this "
@@ -152,11 +155,7 @@ if "inside_precision" in S:
         st.text(f"float32 : {r['float32']}\nbfloat16: {r['bfloat16']}")
     same = [r["speculative_equals_plain"] for r in rows if r["speculative_equals_plain"] is not None]
     if same:
-        st.markdown(f"Speculative greedy decoding in float32 equals plain float32 greedy decoding on "
-                    f"**{sum(same)} of {len(same)}** prompts. That is this app's measurement on these prompts, not a "
-                    "guarantee: the check is one forward over k + 1 tokens, a different computation graph from a "
-                    f"one-token step, and {CHECKS} notes that different computation graphs can change floating-point "
-                    "results.")
+        st.markdown(inside.speculative_note(same, CHECKS))
     st.table(pd.DataFrame([{"prompt": r["prompt"], "first difference (token)": r["first_difference"],   # wraps to fit
                             "speculative = plain": r["speculative_equals_plain"]} for r in rows]), hide_index=True)
 

@@ -121,10 +121,7 @@ if revealed:   # everything below carries the answer
     st.plotly_chart(figs.convergence(labels, p, freqs, n), key="sampling_hist",
                     config=appkit.chart_config("lesson2-convergence"))
     st.dataframe(pd.DataFrame(coupling.rule_rows(p, q, runs)), hide_index=True)
-    distances = {coupling.RULE_NAMES[rule]: coupling.distances_by_rounds(p, runs[rule]["outputs"]) for rule in coupling.RULES}
-    st.markdown("**Answer: p.** Both rules emit the target's distribution. " + coupling.distance_sentence(distances)
-                + " They differ only in how often the drafter's token is kept: Σ min(p, q) for the ratio rule, Σ p·q "
-                "for matching. Same distribution, different acceptance.")
+    st.markdown(coupling.lossless_answer(p, q, runs))
 
     st.subheader("Same distribution, different sentences")
     st.markdown("Equal distributions do not mean equal sentences. Speculative execution consumes random numbers "

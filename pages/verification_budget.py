@@ -123,8 +123,6 @@ if revealed:   # the allocation under load is the answer
                             "padded slots": x["padded"], "slots wasted by padding": x["wasted"]} for x in load]),
              hide_index=True)
     st.markdown(budget.load_heading(load) + " " + budget.load_answer(load))
-    st.markdown("Why Θ = τ · SPS(B) usually gives less under load: more anchors already fill the target's cheap "
-                "slots, so a doubtful proposal buys less Θ. Padding every request back to the widest admitted draft "
-                "spends the slots the scheduler saved: the last columns count them.")
+    st.markdown(budget.load_reason(load) + " " + budget.padding_note(load))
 
 appkit.next_lesson(__file__)

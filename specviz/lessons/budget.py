@@ -73,6 +73,8 @@ def load_heading(load: list[dict]) -> str:
     '**Answer, measured here: less.**'
     >>> load_heading([{"requests": 1, "lengths": [2]}, {"requests": 2, "lengths": [2, 2]}])
     '**Answer, measured here: the same.**'
+    >>> load_heading([{"requests": 1, "lengths": [1]}, {"requests": 2, "lengths": [2, 0]}])
+    '**Answer, measured here: not always less.**'
     """
     word = {"rose": "not always less", "fell": "less", "held": "the same"}[_moved(load)]
     return f"**Answer, measured here: {word}.**"
@@ -101,3 +103,53 @@ def load_answer(load: list[dict]) -> str:
                "fell": "less under load", "held": "the same at every load here"}[_moved(load)]
     return (f"Measured here: request 1 had {seq} proposals admitted as 1 to {load[-1]['requests']} requests shared "
             f"the target: {verdict}.")
+
+
+def per_request(load: list[dict]) -> list[float]:
+    """Admitted proposals per request at each load of a by_load result: the mean over that row's requests.
+
+    >>> per_request([{"requests": 1, "lengths": [3]}, {"requests": 2, "lengths": [2, 1]}])
+    [3.0, 1.5]
+    """
+    return [sum(row["lengths"]) / len(row["lengths"]) for row in load]
+
+
+def load_reason(load: list[dict]) -> str:
+    """Why the allocation under load came out as it did, from the table itself: the per-request mean admitted as
+    the requests grow, and the mechanism that made it fall, or, where it did not fall here, why it can elsewhere.
+
+    >>> print(load_reason([{"requests": 1, "lengths": [3]}, {"requests": 2, "lengths": [2, 1]}]))  # doctest: +ELLIPSIS
+    Admitted per request fell here, 3 → 1.5 as 1 to 2 requests shared it: Θ = τ · SPS(B) prices the whole batch...
+    >>> print(load_reason([{"requests": 1, "lengths": [1]}, {"requests": 2, "lengths": [2, 2]}]))  # doctest: +ELLIPSIS
+    Admitted per request did not fall here (1 → 2 from 1 to 2 requests): it falls only where...
+    """
+    means = per_request(load)
+    if len(means) < 2:   # one row: there is no load to compare, and saying "fell" or "held" would be invented
+        return "With one live request there is no load to compare: add requests to see whether each gets less."
+    seq = " → ".join(f"{round(x, 2):g}" for x in means)
+    span = f"1 to {load[-1]['requests']} requests"
+    if means[-1] < means[0]:
+        return (f"Admitted per request fell here, {seq} as {span} shared it: Θ = τ · SPS(B) prices the whole "
+                "batch, so the added anchors already fill the target's cheap slots and a doubtful proposal buys "
+                "less Θ than it costs.")
+    # a fixed "usually gives less" would contradict this table; say what can make the other side happen
+    return (f"Admitted per request did not fall here ({seq} from {span}): it falls only where the added anchors push "
+            "B into widths at which SPS(B) drops faster than a proposal adds τ. A flat SPS table at these widths, "
+            "or added requests with confident drafts, keeps it level or raises it.")
+
+
+def padding_note(load: list[dict]) -> str:
+    """What padding to the widest admitted draft costs at the heaviest load, counted from its row.
+
+    >>> print(padding_note([{"requests": 2, "lengths": [3, 0], "padded": 8, "wasted": 3}]))  # doctest: +ELLIPSIS
+    Padding every request back to the widest admitted draft would spend 3 of 8 slots at 2 requests on nothing: ...
+    >>> print(padding_note([{"requests": 2, "lengths": [1, 1], "padded": 4, "wasted": 0}]))
+    Padding wasted no slot at 2 requests here: the scheduler admitted every request the same number of proposals.
+    """
+    last = load[-1]
+    if last["wasted"] == 0:   # nothing to save: claiming padding spends slots would be false for this table
+        return (f"Padding wasted no slot at {last['requests']} requests here: the scheduler admitted every request "
+                "the same number of proposals.")
+    return (f"Padding every request back to the widest admitted draft would spend {last['wasted']} of "
+            f"{last['padded']} slots at {last['requests']} requests on nothing: the slots the scheduler saved, "
+            "which the last columns count.")

@@ -22,6 +22,7 @@ from specviz.generator.engine import Generation
 from specviz.generator.sampling import SamplingSettings, transform
 from specviz.generator.settings import Settings
 from specviz.generator.verify import accept_probability
+from specviz.lessons.protocol import Spread, within_noise
 
 RULES = ("ratio", "match")
 RULE_NAMES = {"ratio": "ratio + residual", "match": "target-draw matching"}
@@ -182,6 +183,67 @@ def distance_sentence(by_rule: dict[str, list[tuple[int, float]]]) -> str:
     if moved:
         out += " It shrank for " + ", ".join(f"{r} ({pairs[r][0]:.3f} → {pairs[r][1]:.3f})" for r in moved) + "."
     return out + " More rounds bring every rule closer on average, not at every count."
+
+
+def kept_band(accepted: list[bool], exact: float) -> Spread:
+    """The measured share of proposals kept, with the band its draws alone make likely: two binomial standard
+    errors of the exact rate, sqrt(a(1 - a) / n), either side (about 95%). The exact rate sets the width, so a
+    lucky all-kept run of 10 does not claim a band of zero.
+
+    >>> b = kept_band([True] * 7 + [False] * 3, 0.5)
+    >>> b.median, round(b.low, 3), round(b.high, 3), b.n
+    (0.7, 0.384, 1.016, 10)
+    """
+    n = len(accepted)
+    share, se = sum(accepted) / n, (exact * (1 - exact) / n) ** 0.5
+    return Spread(share, share - 2 * se, share + 2 * se, n)
+
+
+def acceptance_sentence(p: list[float], q: list[float], runs: dict[str, dict]) -> str:
+    """How often each rule kept the drafter's token, exactly and in the measured runs ({rule: simulate(...)}):
+    different in expectation and measurably so; different in expectation but inside the draws' noise; or the
+    same in expectation (Σ min(p, q) = Σ p·q, as when p or q puts all its mass on one token).
+
+    >>> runs = {"ratio": {"accepted": [True] * 80 + [False] * 20}, "match": {"accepted": [True] * 50 + [False] * 50}}
+    >>> print(acceptance_sentence([0.7, 0.3], [0.5, 0.5], runs))  # doctest: +NORMALIZE_WHITESPACE
+    They differ in how often the drafter's token is kept, and did here: the ratio rule kept 0.800 of 100
+    proposals (Σ min(p, q) = 0.800), matching 0.500 (Σ p·q = 0.500). Same distribution, different acceptance.
+    >>> one_hot = {"ratio": {"accepted": [True, False]}, "match": {"accepted": [False, True]}}
+    >>> print(acceptance_sentence([1.0, 0.0], [0.5, 0.5], one_hot))  # doctest: +NORMALIZE_WHITESPACE
+    Here the two rules keep the drafter's token equally often (Σ min(p, q) = Σ p·q = 0.500, since p puts all its
+    mass on one token), and measured 0.500 and 0.500 of 2 proposals: same distribution, same acceptance.
+    """
+    exact = {rule: acceptance_rate(p, q, rule) for rule in RULES}
+    band = {rule: kept_band(runs[rule]["accepted"], exact[rule]) for rule in RULES}
+    ratio, match, n = band["ratio"].median, band["match"].median, band["ratio"].n
+    if abs(exact["ratio"] - exact["match"]) < 1e-9:   # equal in expectation: any measured gap is the draws'
+        sharp = "p" if max(p) > 1 - 1e-9 else "q" if max(q) > 1 - 1e-9 else "p and q"
+        why = f", since {sharp} puts all its mass on one token" if sharp != "p and q" else ""
+        return (f"Here the two rules keep the drafter's token equally often (Σ min(p, q) = Σ p·q = "
+                f"{exact['ratio']:.3f}{why}), and measured {ratio:.3f} and {match:.3f} of {n:,} proposals: same "
+                "distribution, same acceptance.")
+    measured = (f"the ratio rule kept {ratio:.3f} of {n:,} proposals (Σ min(p, q) = {exact['ratio']:.3f}), "
+                f"matching {match:.3f} (Σ p·q = {exact['match']:.3f})")
+    if within_noise(band["ratio"], band["match"]):   # a gap this small in so few draws is no finding
+        return (f"They differ in how often the drafter's token is kept, but not measurably here: {measured}, a "
+                f"difference within the noise of {n:,} draws. Draw more rounds to see it.")
+    return (f"They differ in how often the drafter's token is kept, and did here: {measured}. Same distribution, "
+            "different acceptance.")
+
+
+def lossless_answer(p: list[float], q: list[float], runs: dict[str, dict]) -> str:
+    """Lesson 2's answer below the draws: p, exactly (rebuild), then what these runs did: the distance from p
+    as rounds accumulated (distance_sentence) and how often each rule kept the proposal (acceptance_sentence).
+
+    >>> outputs = [0] * 10 + [0, 1] * 45       # all one token for 10 rounds, then even
+    >>> runs = {"ratio": {"outputs": outputs, "accepted": [True] * 100},
+    ...         "match": {"outputs": outputs, "accepted": [True, False] * 50}}
+    >>> print(lossless_answer([0.5, 0.5], [0.5, 0.5], runs))  # doctest: +ELLIPSIS
+    **Answer: p.** Both rules emit the target's distribution exactly. The distance from p shrank ... different acceptance.
+    """
+    distances = {RULE_NAMES[rule]: distances_by_rounds(p, runs[rule]["outputs"]) for rule in RULES}
+    return ("**Answer: p.** Both rules emit the target's distribution exactly. " + distance_sentence(distances) + " "
+            + acceptance_sentence(p, q, runs))
 
 
 def same_seed_caption(plain_text: str, speculative_text: str) -> str:

@@ -27,7 +27,6 @@ What it leaves out: drawing (specviz.viz.inside) and the scheduler itself (admis
 """
 import json
 import math
-import re
 from dataclasses import replace
 from pathlib import Path
 
@@ -40,6 +39,7 @@ from specviz.generator.sampling import SamplingSettings, transform
 from specviz.generator.settings import Settings, from_dflash_block_size
 from specviz.generator.verify import residual
 from specviz.lessons.admission import algorithm1, survival
+from specviz.lessons.markup import md_token
 from specviz.lessons.parallel import prepared
 
 SECTIONS = [
@@ -229,7 +229,7 @@ def wrong_q_note(first: str, cases: dict) -> str:
 
     >>> print(wrong_q_note(" the", {"true": {"distance": 0.0}, "raw": {"distance": 0.1234},
     ...                              "marginal": {"distance": 0.0}}))  # doctest: +NORMALIZE_WHITESPACE
-    Measured after the first proposal `' the'`: with the true q the emitted distribution is p exactly (distance
+    Measured after the first proposal '␣the': with the true q the emitted distribution is p exactly (distance
     0.000000). Handed the q taken before temperature and top-k, it lies 0.1234 from p; handed the backbone's
     marginal (no Markov head), it is p here too (distance 0.000000): at this history that q happens to give
     the same verdicts, which is luck, not a guarantee.
@@ -244,7 +244,22 @@ def wrong_q_note(first: str, cases: dict) -> str:
     head = (f"with the true q the emitted distribution is p exactly (distance {true:.6f})" if true <= EXACT else
             f"with the true q the emitted distribution lies {true:.6f} from p, which is more than rounding")
     rest = "; ".join(said(n) for n in WRONG_Q if n in cases)
-    return f"Measured after the first proposal {literal(repr(first))}: {head}. {rest[0].upper() + rest[1:]}."
+    return f"Measured after the first proposal {md_token(first)}: {head}. {rest[0].upper() + rest[1:]}."
+
+
+def wrong_q_answer(distance: float | None) -> str:
+    """The prediction's answer ("handed the backbone's q without the Markov head, does the output still follow p
+    exactly?") from the computed distance of that case (wrong_q's "marginal"): no where it moved away from p by
+    more than float64 rounding (EXACT), yes at this history otherwise; the source's rule where nothing was computed.
+
+    >>> wrong_q_answer(0.0312), wrong_q_answer(3e-13)
+    ('**Answer, measured here: no.**', '**Answer, measured here: yes, at this history.**')
+    >>> wrong_q_answer(None)
+    '**Answer, from the source: no.**'
+    """
+    if distance is None:   # no live case on this machine: the source's claim, labelled as such
+        return "**Answer, from the source: no.**"
+    return "**Answer, measured here: no.**" if distance > EXACT else "**Answer, measured here: yes, at this history.**"
 
 
 # --- 3. numerics: float32 against bfloat16 ----------------------------------------------------
@@ -289,18 +304,6 @@ def precision_search(models, twin, prompts: list[str], n: int, drafter: str | No
     return rows
 
 
-def literal(text: str) -> str:
-    """Token text shown as itself in markdown: a code span whose fence is longer than any run of backticks
-    inside it, so no token can open emphasis, a link or a code block of its own.
-
-    >>> literal("' the'"), literal("'x`y'")
-    ("`' the'`", "`` 'x`y' ``")
-    """
-    run = max((len(r) for r in re.findall(r"`+", text)), default=0)
-    fence = "`" * (run + 1)
-    return f"{fence}{text}{fence}" if run == 0 else f"{fence} {text} {fence}"
-
-
 def precision_note(rows: list[dict], new_tokens: int) -> str:
     """What `precision_search` found, counted from its rows: on how many prompts greedy float32 and bfloat16
     parted, and, where none did, that the source's claim stands without a live case here.
@@ -321,6 +324,31 @@ def precision_note(rows: list[dict], new_tokens: int) -> str:
                    "a live case on these models.")
 
 
+def speculative_note(same: list[bool], source: str) -> str:
+    """How many prompts' speculative greedy output (float32) equalled plain float32 greedy decoding, counted from
+    precision_search's "speculative_equals_plain", and what that does and does not show. Equal everywhere is a
+    measurement, never a guarantee; a difference is what the source says computation graphs can do.
+
+    >>> print(speculative_note([True, True], "*Checks*"))  # doctest: +ELLIPSIS
+    Speculative greedy decoding in float32 equals plain float32 greedy decoding on **2 of 2** prompts. That is ...
+    >>> print(speculative_note([True, False, False], "*Checks*"))  # doctest: +ELLIPSIS
+    Speculative greedy decoding in float32 equals plain float32 greedy decoding on **1 of 3** prompts and parts ...
+    """
+    n, equal = len(same), sum(same)
+    graphs = (f"the check is one forward over k + 1 tokens, a different computation graph from a one-token step, and "
+              f"{source} notes that different computation graphs can change floating-point results")
+    if equal == n:
+        return (f"Speculative greedy decoding in float32 equals plain float32 greedy decoding on **{n} of {n}** "
+                f"prompts. That is this app's measurement on these prompts, not a guarantee: {graphs}.")
+    if equal == 0:
+        return (f"Speculative greedy decoding in float32 parts from plain float32 greedy decoding on **every one of "
+                f"the {n}** prompts (equal on 0 of {n}): {graphs}, and one changed greedy token sends the rest of "
+                "the text along another path.")
+    return (f"Speculative greedy decoding in float32 equals plain float32 greedy decoding on **{equal} of {n}** "
+            f"prompts and parts from it on {n - equal}: {graphs}, and one changed greedy token sends the rest of "
+            "the text along another path.")
+
+
 def parted_note(row: dict) -> str:
     """Where one prompt's float32 and bfloat16 outputs parted, the two tokens chosen there (shown literally:
     token text is the models' and the prompt's, never markup) and their float32 logit gap as measured, with no
@@ -328,12 +356,12 @@ def parted_note(row: dict) -> str:
 
     >>> print(parted_note({"prompt": "He said", "first_difference": 2, "float32_token": " the",
     ...                    "bfloat16_token": " a*", "gap": 0.0421}))
-    `He said` parts at new token **3**: float32 takes `' the'`, bfloat16 `' a*'`. The float32 logits of the two tokens chosen there differ by **0.042**.
+    'He said' parts at new token **3**: float32 takes '␣the', bfloat16 '␣a\\*'. The float32 logits of the two tokens chosen there differ by **0.042**.
     """
     gap = (f" The float32 logits of the two tokens chosen there differ by **{row['gap']:.3f}**."
            if row.get("gap") is not None else "")
-    return (f"{literal(row['prompt'])} parts at new token **{row['first_difference'] + 1}**: float32 takes "
-            f"{literal(repr(row.get('float32_token', '')))}, bfloat16 {literal(repr(row.get('bfloat16_token', '')))}.{gap}")
+    return (f"{md_token(row['prompt'], spaces=False)} parts at new token **{row['first_difference'] + 1}**: float32 "
+            f"takes {md_token(row.get('float32_token', ''))}, bfloat16 {md_token(row.get('bfloat16_token', ''))}.{gap}")
 
 
 # --- 4. confidence scheduling (this app's worked example) --------------------------------------

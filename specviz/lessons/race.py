@@ -19,7 +19,6 @@ costs in one-token steps, and `explain` puts that in the page's words, within th
 
 What it leaves out: prefill (time to first token); both runners pay it before the start line.
 """
-import html
 from dataclasses import dataclass, field
 
 from specviz.generator.engine import Generation
@@ -27,6 +26,7 @@ from specviz.generator.drafters.names import DRAFTER_LABELS
 from specviz.generator.settings import Settings
 from specviz.lessons import protocol
 from specviz.lessons.cost import trace_costs
+from specviz.lessons.markup import md_token
 
 
 @dataclass
@@ -180,20 +180,6 @@ def first_difference(plain: list[str], spec: list[str]) -> int | None:
     """
     at = next((i for i, (p, s) in enumerate(zip(plain, spec)) if p != s), min(len(plain), len(spec)))
     return None if at == len(plain) == len(spec) else at
-
-
-def md_token(text: str | None) -> str:
-    r"""A token's text inside a markdown sentence, shown as itself and quoted: markdown's punctuation is
-    escaped and <, > and & are written as entities, since the text is the model's and the prompt is the
-    learner's; a space is a visible sign, as in the lanes.
-
-    >>> print(md_token(" **bold**"), md_token("<b>&"), md_token(None))
-    '␣\*\*bold\*\*' '&lt;b&gt;&amp;' the end of its text
-    """
-    if text is None:
-        return "the end of its text"
-    out = "".join("\\" + c if c in "\\`*_{}[]()#+-.!|~" else html.escape(c, quote=False) for c in text)
-    return "'" + out.replace(" ", "␣").replace("\n", "↵") + "'"
 
 
 def same_text(plain: list[str], spec: list[str]) -> str:

@@ -74,26 +74,87 @@ def stages_answer(result: dict, label=str) -> str:
     >>> print(stages_answer({"rows": [row("dloop", -4.0, 1.0), row("dloop", -8.0, 1.0)]}))
     **Answer, measured here: the same.** dloop: 1.00 → 1.00 stages a round at g = -4, -8 (the gate never opened at g = -4, -8).
     """
-    by = {}
-    for r in result["rows"]:
-        by.setdefault(r["drafter"], []).append(r)
-    if all(len(rows) < 2 for rows in by.values()):
+    by = _counts_by_drafter(result)
+    if all(len(counts) < 2 for counts, _ in by.values()):
         return ("**Answer, measured here: one g only.** A sweep of a single threshold cannot say whether a lower g "
                 "drafts more stages: choose two or more.")
     words, said = [], []
-    for d, rows in by.items():
-        rows = sorted(rows, key=lambda r: -r["threshold"])            # from the highest g down
-        counts = [r["stages_per_round"] for r in rows]
-        if any(b < a for a, b in zip(counts, counts[1:])):
-            words.append("not always more")
-        else:
-            words.append("more" if counts[-1] > counts[0] else "the same")
-        shut = [f"{r['threshold']:g}" for r in rows if r["stages_per_round"] <= 1.0]
+    for d, (counts, gs) in by.items():
+        words.append(_direction(counts))
+        shut = [f"{g:g}" for g, c in zip(gs, counts) if c <= 1.0]
         said.append(f"{label(d)}: {' → '.join(f'{c:.2f}' for c in counts)} stages a round at g = "
-                    + ", ".join(f"{r['threshold']:g}" for r in rows)
+                    + ", ".join(f"{g:g}" for g in gs)
                     + (f" (the gate never opened at g = {', '.join(shut)})" if shut else ""))
     word = words[0] if len(set(words)) == 1 else "it depends on the drafter"
     return f"**Answer, measured here: {word}.** " + "; ".join(said) + "."
+
+
+def _counts_by_drafter(result: dict) -> dict:
+    """{drafter: (stages a round, thresholds)}, each from the highest swept g down.
+
+    >>> _counts_by_drafter({"rows": [{"drafter": "d", "threshold": -8.0, "stages_per_round": 2.0},
+    ...                              {"drafter": "d", "threshold": -4.0, "stages_per_round": 1.0}]})
+    {'d': ([1.0, 2.0], [-4.0, -8.0])}
+    """
+    by = {}
+    for r in sorted(result["rows"], key=lambda r: -r["threshold"]):
+        counts, gs = by.setdefault(r["drafter"], ([], []))
+        counts.append(r["stages_per_round"])
+        gs.append(r["threshold"])
+    return by
+
+
+def _direction(counts: list[float]) -> str:
+    """Stages a round from the highest g down: "not always more" if they fell anywhere, else "more" or "the same".
+
+    >>> _direction([1.0, 1.5]), _direction([2.0, 1.8, 2.5]), _direction([1.0, 1.0])
+    ('more', 'not always more', 'the same')
+    """
+    if any(b < a for a, b in zip(counts, counts[1:])):
+        return "not always more"
+    return "more" if counts[-1] > counts[0] else "the same"
+
+
+GATE_RULE = ("By the gate's rule a lower g lets a less confident stage through, so on the same context the loop "
+             "continues at least as often, up to S stages.")
+
+
+def stages_reason(result: dict | None, label=str, max_stages: int | None = None) -> str:
+    """Why the sweep's stages a round moved as they did, per drafter, from the same counts as `stages_answer`:
+    the gate's rule, then what this sweep shows of it (more stages; a gate shut at every g; every round already
+    at S stages; a count that held; or one that fell, which the rule allows only across different contexts).
+    With no sweep (None) it is the rule alone. Greedy repeats commit the same tokens, so counts carry no noise.
+
+    >>> def row(g, s): return {"drafter": "dloop", "threshold": g, "stages_per_round": s}
+    >>> print(stages_reason({"rows": [row(-4.0, 1.0), row(-8.0, 1.0)]}))  # doctest: +ELLIPSIS
+    By the gate's rule ... dloop: no stage cleared even g = -8 here, so each round drafted one stage. ...
+    >>> print(stages_reason({"rows": [row(-4.0, 2.0), row(-8.0, 1.5)]}))  # doctest: +ELLIPSIS
+    By the gate's rule ... dloop: the count fell at a lower g here. The rule holds on the same context, but ...
+    """
+    if result is None:
+        return GATE_RULE + " Whether more stages pay depends on how much of the extra block survives."
+    said = [GATE_RULE]
+    for d, (counts, gs) in _counts_by_drafter(result).items():
+        if len(counts) < 2:
+            continue   # one g: stages_answer already says nothing can be compared
+        word, who = _direction(counts), label(d)
+        if word == "more":
+            said.append(f"{who}: so it went here: {counts[0]:.2f} stages a round at g = {gs[0]:g}, "
+                        f"{counts[-1]:.2f} at g = {gs[-1]:g}.")
+        elif word == "not always more":
+            # the rule compares one context; a round that drafts more stages commits other tokens, so the
+            # rounds after it start elsewhere in the text, and a few rounds on one prompt can average fewer
+            said.append(f"{who}: the count fell at a lower g here. The rule holds on the same context, but a round "
+                        "that drafts more stages commits a different number of tokens, so later rounds start "
+                        "elsewhere in the text; over a few rounds on one prompt that can lower the mean.")
+        elif max(counts) <= 1.0:
+            said.append(f"{who}: no stage cleared even g = {gs[-1]:g} here, so each round drafted one stage.")
+        elif max_stages is not None and min(counts) >= max_stages:
+            said.append(f"{who}: every round already drafted all S = {max_stages} stages at g = {gs[0]:g}, so a "
+                        "lower g had no stage left to let through.")
+        else:
+            said.append(f"{who}: the count held at {counts[0]:.2f}: no stage's confidence fell between the swept g.")
+    return " ".join(said) + " Whether more stages pay depends on how much of the extra block survives."
 
 
 def setting_name(drafter: str, threshold: float | None, label=str) -> str:

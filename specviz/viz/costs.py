@@ -51,15 +51,34 @@ def break_even(round_ms: float, baseline_ms: float, max_tokens: int, observed: f
                        yaxis_title="ms per token")
 
 
+def label_room(low: float, high: float, share: float = 0.08, least: float = 0.5) -> list[float]:
+    """An axis range around [low, high] with room each side for a label centred on an end point: `share` of the
+    span, at least `least` (a label is as wide whatever the span, so a short axis still needs room).
+
+    >>> label_room(1, 16), label_room(1, 2)
+    ([-0.2, 17.2], [0.5, 2.5])
+    """
+    pad = max(share * (high - low), least)
+    return [round(low - pad, 9), round(high + pad, 9)]
+
+
 def width_cost(rows: list[dict]) -> go.Figure:
     """One target forward's ms against the tokens it checks: each width's fastest call, faint,
-    and the fitted cost line, labelled with its multiple of a one-token step."""
+    and the fitted cost line, labelled with its multiple of a one-token step.
+
+    Each label sits centred above its point, so the widest width's label reached past the plot's right edge
+    and the highest one past its top, where plotly clipped them ("1.48×" read "1.4"): the axes leave room on
+    both, and the labels are not clipped to the axes.
+    """
     x = [r["width"] for r in rows]
+    top = max(max(r["ms"], r["fitted_ms"]) for r in rows)
     fig = go.Figure([
         go.Scatter(name="measured (fastest of 5 calls)", x=x, y=[r["ms"] for r in rows], mode="markers",
                    marker={"color": TARGET, "opacity": 0.35, "size": 10}),
         go.Scatter(name="fitted cost line", x=x, y=[r["fitted_ms"] for r in rows], mode="lines+text",
-                   line={"color": TARGET}, text=[f"{r['relative']:.2f}×" for r in rows], textposition="top center"),
+                   line={"color": TARGET}, text=[f"{r['relative']:.2f}×" for r in rows], textposition="top center",
+                   cliponaxis=False),
     ])
     return base_layout(fig, "verification cost vs block width (this machine, now)",
-                       xaxis_title="tokens checked in one forward", yaxis_title="ms", yaxis_rangemode="tozero")
+                       xaxis_title="tokens checked in one forward", yaxis_title="ms",
+                       xaxis_range=label_room(min(x), max(x)), yaxis_range=[0, top * 1.2])

@@ -5,6 +5,7 @@ from streamlit.testing.v1 import AppTest
 
 from specviz.lessons.presets import PRESETS
 from specviz.lessons import glossary, inside
+from specviz.lessons.markup import md_token
 from tests.paths import ROOT
 
 APP = str(ROOT / "app.py")
@@ -29,7 +30,7 @@ def test_lesson9_renders_every_section_with_its_computed_values():
     assert [h.value for h in at.subheader] == [title for title, _ in inside.SECTIONS]
     body = text(at)
     # 1: the live round names the target layers, the anchor plus masks and the block-size translation
-    assert "target layers **1, 4, 6**" in body and "'[mask]'" in body
+    assert "target layers **1, 4, 6**" in body and md_token("[mask]") in body   # token text shown as text
     assert "**This round:** 4 inputs, read DSpark's way" in body and "the **k = 4** proposals" in body
     assert "**block size 5**" in body
     # 1: what the measured attention shows is said, from the shares the caption's figure drew

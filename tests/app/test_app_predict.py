@@ -15,6 +15,7 @@ from streamlit.testing.v1 import AppTest
 from streamlit.testing.v1.element_tree import (AlertBase, Button, Dataframe, Expander, HeadingBase, Markdown, Metric,
                                                PageLink, Table, Widget)
 
+from specviz.lessons import inside
 from tests.app.test_app_pages import open_page as open_app_page
 
 
@@ -83,7 +84,8 @@ PAGES = {
                                    lambda at: len(at.table) == 4 and "**Answer: can't tell" in body(at)),
     "pages/inside_a_round.py": ("inside", "yes, the ratio rule corrects any q", None,
                                 lambda at: metric(at, "true q (Markov head, after temperature and top-k)") is not None
-                                and "**Answer: no.**" in body(at)),
+                                and inside.wrong_q_answer(at.session_state["inside_wrong_q"]["cases"]["marginal"]
+                                                          ["distance"]) in body(at)),
 }
 
 

@@ -41,3 +41,41 @@ def test_the_answer_s_first_words_agree_with_the_sentence_below_them(first):
     assert ("not always less" in heading) == ("not always less" in said)
     assert heading.endswith(": less.**") == (not any(b > a for a, b in zip(first, first[1:])) and first[-1] < first[0])
     assert heading.endswith("the same.**") == ("the same at every load" in said)
+
+
+def test_the_reason_under_load_says_admitted_per_request_fell_only_when_it_did():
+    # catches a fixed "usually gives less" beside a table whose per-request mean did not fall
+    fell = [{"requests": 1, "lengths": [4]}, {"requests": 2, "lengths": [3, 1]}, {"requests": 3, "lengths": [1, 1, 0]}]
+    assert budget.per_request(fell) == [4.0, 2.0, 2 / 3]
+    assert budget.load_reason(fell).startswith("Admitted per request fell here, 4 → 2 → 0.67 as 1 to 3 requests")
+    level = [{"requests": 1, "lengths": [2]}, {"requests": 2, "lengths": [2, 2]}]
+    assert budget.load_reason(level).startswith("Admitted per request did not fall here (2 → 2 from 1 to 2 requests)")
+    rose = [{"requests": 1, "lengths": [1]}, {"requests": 2, "lengths": [1, 3]}]
+    assert budget.load_reason(rose).startswith("Admitted per request did not fall here (1 → 2 from 1 to 2 requests)")
+    assert "fell" not in budget.load_reason(rose)
+
+
+def test_the_reason_with_one_request_claims_no_trend():
+    # catches a verdict read off a single row, where nothing could have moved
+    said = budget.load_reason([{"requests": 1, "lengths": [3]}])
+    assert said.startswith("With one live request there is no load to compare")
+    assert "fell" not in said and "did not fall" not in said
+
+
+@given(st.lists(st.lists(st.integers(0, 6), min_size=1, max_size=1), min_size=2, max_size=6))
+def test_the_reason_under_load_agrees_with_the_per_request_means(extra):
+    # rows of growing load where each new request brings one more planted length
+    load = [{"requests": i + 1, "lengths": [n for x in extra[:i + 1] for n in x]} for i in range(len(extra))]
+    means = budget.per_request(load)
+    assert budget.load_reason(load).startswith("Admitted per request fell here") == (means[-1] < means[0])
+
+
+def test_the_padding_note_counts_the_heaviest_load_s_wasted_slots_or_says_there_were_none():
+    # catches "padding spends the slots the scheduler saved" beside a table whose wasted column is all zero
+    ragged = [{"requests": 1, "lengths": [3], "padded": 4, "wasted": 0},
+              {"requests": 3, "lengths": [3, 1, 0], "padded": 12, "wasted": 5}]
+    assert budget.padding_note(ragged).startswith(
+        "Padding every request back to the widest admitted draft would spend 5 of 12 slots at 3 requests")
+    even = [{"requests": 2, "lengths": [2, 2], "padded": 6, "wasted": 0}]
+    assert budget.padding_note(even) == ("Padding wasted no slot at 2 requests here: the scheduler admitted every "
+                                         "request the same number of proposals.")

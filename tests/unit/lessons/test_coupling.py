@@ -4,8 +4,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from specviz.lessons.coupling import (acceptance_rate, check_distribution, coarse, distance_sentence, distances_by_rounds,
-                                      histogram, next_token_distributions, rebuild, same_seed_caption, simulate)
+from specviz.lessons.coupling import (RULE_NAMES, RULES, acceptance_rate, acceptance_sentence, check_distribution, coarse,
+                                      distance_sentence, distances_by_rounds, histogram, kept_band, lossless_answer,
+                                      next_token_distributions, rebuild, same_seed_caption, simulate)
 from specviz.generator.sampling import SamplingSettings
 
 
@@ -114,3 +115,46 @@ def test_the_same_seed_caption_says_same_only_for_identical_texts():
 def test_the_same_seed_caption_agrees_with_the_texts(a, b):
     assert ("gave the same text" in same_seed_caption(a, b)) == (a == b)
     assert ("gave different texts" in same_seed_caption(a, b)) == (a != b)
+
+
+# What lesson 2 says about how often each rule kept the proposal: read off the measured runs and their draws' noise
+
+def kept(n_kept: int, n: int) -> dict:
+    """A planted run that kept the first `n_kept` of `n` proposals."""
+    return {"accepted": [True] * n_kept + [False] * (n - n_kept)}
+
+
+def test_acceptance_that_differs_beyond_the_draws_noise_is_reported_as_a_difference():
+    # exact 0.8 against 0.5; 100 draws each: bands 0.72–0.88 and 0.40–0.60 do not overlap
+    said = acceptance_sentence([0.7, 0.3], [0.5, 0.5], {"ratio": kept(80, 100), "match": kept(50, 100)})
+    assert said == ("They differ in how often the drafter's token is kept, and did here: the ratio rule kept 0.800 of "
+                    "100 proposals (Σ min(p, q) = 0.800), matching 0.500 (Σ p·q = 0.500). Same distribution, "
+                    "different acceptance.")
+
+
+def test_acceptance_inside_the_draws_noise_is_never_shown_as_a_finding():
+    # catches a fixed "different acceptance" under 10 draws whose bands (0.45–0.95, 0.28–0.92) overlap
+    said = acceptance_sentence([0.7, 0.3], [0.5, 0.5], {"ratio": kept(7, 10), "match": kept(6, 10)})
+    assert "but not measurably here" in said and "within the noise of 10 draws" in said
+    assert "different acceptance" not in said and "did here" not in said
+    assert kept_band(kept(7, 10)["accepted"], 0.8).low == pytest.approx(0.7 - 2 * (0.16 / 10) ** 0.5)
+
+
+def test_rules_equal_in_expectation_are_never_said_to_differ_in_acceptance():
+    # catches "They differ only in how often the drafter's token is kept" where a one-hot p or q makes
+    # Σ min(p, q) = Σ p·q (greedy-like temperatures), even when the planted draws happened to differ
+    one_hot_p = acceptance_sentence([1.0, 0.0], [0.3, 0.7], {"ratio": kept(4, 10), "match": kept(2, 10)})
+    assert one_hot_p.startswith("Here the two rules keep the drafter's token equally often (Σ min(p, q) = Σ p·q = "
+                                "0.300, since p puts all its mass on one token), and measured 0.400 and 0.200")
+    assert one_hot_p.endswith("same distribution, same acceptance.") and "differ" not in one_hot_p
+    one_hot_q = acceptance_sentence([0.6, 0.4], [0.0, 1.0], {"ratio": kept(4, 10), "match": kept(4, 10)})
+    assert "Σ min(p, q) = Σ p·q = 0.400, since q puts all its mass on one token" in one_hot_q
+
+
+def test_the_lossless_answer_is_p_then_what_these_runs_did():
+    p, q = [0.2, 0.5, 0.3], [0.4, 0.3, 0.3]
+    runs = {rule: simulate(p, q, 1000, rule, seed=7) for rule in RULES}
+    said = lossless_answer(p, q, runs)
+    assert said.startswith("**Answer: p.** Both rules emit the target's distribution exactly. ")
+    assert distance_sentence({RULE_NAMES[r]: distances_by_rounds(p, runs[r]["outputs"]) for r in RULES}) in said
+    assert said.endswith(acceptance_sentence(p, q, runs))

@@ -8,6 +8,7 @@ import torch
 from specviz.generator.sampling import SamplingSettings
 from specviz.lessons.presets import PRESETS
 from specviz.lessons import glossary, inside
+from specviz.lessons.markup import md_token
 
 
 def test_the_true_q_rebuilds_p_and_a_wrong_q_does_not():
@@ -147,7 +148,7 @@ def test_the_gate_reason_agrees_with_the_drafters_rule(stage, limit, lp, g):
 def test_the_wrong_q_note_counts_a_distance_only_beyond_rounding():
     cases = {"true": {"distance": 1e-12}, "raw": {"distance": 0.1234}, "marginal": {"distance": 0.05}}
     assert inside.wrong_q_note("<a>", cases) == (
-        "Measured after the first proposal `'<a>'`: with the true q the emitted distribution is p exactly (distance "
+        "Measured after the first proposal '&lt;a&gt;': with the true q the emitted distribution is p exactly (distance "
         "0.000000). Handed the q taken before temperature and top-k, it lies 0.1234 from p; handed the backbone's "
         "marginal (no Markov head), it lies 0.0500 from p.")
     lucky = inside.wrong_q_note("a", dict(cases, marginal={"distance": 0.0}))
@@ -168,6 +169,32 @@ def test_the_wrong_q_note_calls_a_q_p_only_where_its_distance_is_rounding(true, 
         assert named.startswith("is p here too") == (d <= inside.EXACT)
 
 
+def test_the_wrong_q_answer_is_no_only_where_the_backbone_q_moved_the_output_beyond_rounding():
+    # catches a fixed "**Answer: no.**" printed whatever the computed distance was
+    assert inside.wrong_q_answer(0.0312) == "**Answer, measured here: no.**"
+    assert inside.wrong_q_answer(2e-9) == "**Answer, measured here: no.**"                     # just past EXACT
+    assert inside.wrong_q_answer(1e-9) == "**Answer, measured here: yes, at this history.**"   # EXACT itself: rounding
+    assert inside.wrong_q_answer(0.0) == "**Answer, measured here: yes, at this history.**"
+    assert inside.wrong_q_answer(None) == "**Answer, from the source: no.**"   # nothing computed: never "measured"
+
+
+def test_the_speculative_note_counts_equal_prompts_on_each_side():
+    # catches an "equals ... on N of M" sentence whose reading does not change when no prompt is equal
+    all_equal = inside.speculative_note([True, True, True], "*C*")
+    assert all_equal.startswith("Speculative greedy decoding in float32 equals plain float32 greedy decoding on "
+                                "**3 of 3** prompts. That is this app's measurement on these prompts, not a guarantee: "
+                                "the check is one forward over k + 1 tokens")
+    some = inside.speculative_note([True, False, True, False], "*C*")
+    assert some.startswith("Speculative greedy decoding in float32 equals plain float32 greedy decoding on **2 of 4** "
+                           "prompts and parts from it on 2: the check is one forward")
+    assert "not a guarantee" not in some
+    none = inside.speculative_note([False, False], "*C*")
+    assert none.startswith("Speculative greedy decoding in float32 parts from plain float32 greedy decoding on "
+                           "**every one of the 2** prompts (equal on 0 of 2)")
+    assert "equals" not in none
+    assert all("*C* notes that different computation graphs" in s for s in (all_equal, some, none))
+
+
 def test_the_precision_search_is_counted_from_its_rows_and_names_no_flip_it_did_not_find():
     rows = [{"first_difference": None}, {"first_difference": 3}, {"first_difference": None}]
     assert inside.precision_note(rows, 8) == (
@@ -183,17 +210,9 @@ def test_where_two_precisions_part_the_gap_is_stated_without_a_judgement_and_tok
            "gap": 1.25}
     # a fixed "only" beside a gap of 1.25 judged a number the page had not compared with anything
     assert inside.parted_note(row) == (
-        "`He said, *he* said,` parts at new token **1**: float32 takes `` '`' ``, bfloat16 `'**'`. "
+        r"'He said, \*he\* said,' parts at new token **1**: float32 takes '\`', bfloat16 '\*\*'. "
         "The float32 logits of the two tokens chosen there differ by **1.250**.")
-    assert inside.parted_note(dict(row, gap=None)).endswith("bfloat16 `'**'`.")
-
-
-@given(st.text(min_size=1, max_size=12))
-def test_token_text_never_leaves_its_code_span(text):
-    shown = inside.literal(text)
-    fence = "`" * (max((len(r) for r in re.findall(r"`+", text)), default=0) + 1)
-    assert fence not in text                                          # no run inside the text can close the span
-    assert shown == (f"{fence}{text}{fence}" if fence == "`" else f"{fence} {text} {fence}")
+    assert inside.parted_note(dict(row, gap=None)).endswith(r"bfloat16 '\*\*'.")
 
 
 prompt_rows = st.lists(st.fixed_dictionaries({"first_difference": st.none() | st.integers(0, 40)}), min_size=1,
@@ -225,10 +244,10 @@ def test_the_parted_note_states_the_token_and_the_gap_it_was_given_and_judges_ne
     sentence written with no gap measured, and a fixed judgement ("only", "small", "large") beside any gap."""
     note = inside.parted_note({"prompt": "p", "first_difference": at, "float32_token": f32, "bfloat16_token": bf16,
                                "gap": gap})
-    assert note.startswith(f"`p` parts at new token **{at + 1}**: float32 takes {inside.literal(repr(f32))}, "
-                           f"bfloat16 {inside.literal(repr(bf16))}.")
+    assert note.startswith(f"'p' parts at new token **{at + 1}**: float32 takes {md_token(f32)}, "
+                           f"bfloat16 {md_token(bf16)}.")
     assert ("differ by" in note) == (gap is not None)
     if gap is not None:
         assert note.endswith(f"differ by **{gap:.3f}**.")
-    tail = note.split(f"bfloat16 {inside.literal(repr(bf16))}.", 1)[1]   # the sentence after the tokens
+    tail = note.split(f"bfloat16 {md_token(bf16)}.", 1)[1]   # the sentence after the tokens
     assert not re.search(r"\b(only|just|small|large|tiny|huge|big|narrow|wide)\b", tail)

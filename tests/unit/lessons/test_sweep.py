@@ -8,7 +8,8 @@ from hypothesis import given, settings, strategies as st
 
 from specviz.lessons.pricing import LARGE_GPU
 from specviz.lessons.protocol import spread
-from specviz.lessons.sweep import pays_from, regime_rows, regime_verdict, stage_in_regimes, stages_answer, training_note
+from specviz.lessons.sweep import (GATE_RULE, pays_from, regime_rows, regime_verdict, stage_in_regimes, stages_answer,
+                                   stages_reason, training_note)
 
 
 def sweep(first, looping, g=-8.0, speedups=([1.0, 1.1], [1.0, 1.1])):
@@ -256,3 +257,32 @@ def test_a_need_is_shown_as_a_number_only_when_every_run_priced_it_above_zero(pr
             assert all(float(x.lstrip("<")) > 0 for x in shown.split("–"))   # "0.00" would read as a free stage
         assert r["pays, priced, this machine"] == {"pays": "pays", "does not pay": "no", "gate never opened": "–",
                                                    "within this machine's noise": "noise"}[p["here"]]
+
+
+def test_the_stages_reason_says_what_this_sweep_showed_of_the_gate_s_rule_on_each_side():
+    # catches a fixed "the loop continues at least as often" beside a sweep whose count fell at a lower g
+    fell = stages_reason(counted({"dloop": {-8.0: 2.0, -12.0: 1.8}}))
+    assert fell.startswith(GATE_RULE + " dloop: the count fell at a lower g here. The rule holds on the same context")
+    rose = stages_reason(counted({"dloop": {-4.0: 1.0, -8.0: 1.83, -12.0: 2.5}}), str.upper)
+    assert rose == (GATE_RULE + " DLOOP: so it went here: 1.00 stages a round at g = -4, 2.50 at g = -12. Whether "
+                    "more stages pay depends on how much of the extra block survives.")
+    assert "fell" not in rose
+
+
+def test_the_stages_reason_tells_a_shut_gate_from_a_full_round_and_a_level_count():
+    # catches one "the count stays the same" reason given for three different measurements
+    shut = stages_reason(counted({"dloop": {-4.0: 1.0, -6.0: 1.0}}))
+    assert "dloop: no stage cleared even g = -6 here, so each round drafted one stage." in shut
+    full = stages_reason(counted({"dloop": {-4.0: 3.0, -8.0: 3.0}}), max_stages=3)
+    assert "dloop: every round already drafted all S = 3 stages at g = -4, so a lower g had no stage left" in full
+    level = stages_reason(counted({"dloop": {-4.0: 1.5, -8.0: 1.5}}), max_stages=3)
+    assert "dloop: the count held at 1.50: no stage's confidence fell between the swept g." in level
+
+
+def test_the_stages_reason_names_each_drafter_s_own_side_and_claims_nothing_without_a_sweep():
+    # catches a reason read from one drafter and printed for both
+    both = stages_reason(counted({"dloop": {-8.0: 1.5, -12.0: 2.0}, "dloop-plain": {-8.0: 1.0, -12.0: 1.0}}))
+    assert "dloop: so it went here: 1.50 stages a round at g = -8, 2.00 at g = -12." in both
+    assert "dloop-plain: no stage cleared even g = -12 here" in both
+    assert stages_reason(None) == GATE_RULE + " Whether more stages pay depends on how much of the extra block survives."
+    assert stages_reason(counted({"dloop": {-8.0: 2.0}})) == stages_reason(None)   # one g: nothing to explain

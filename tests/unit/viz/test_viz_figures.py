@@ -52,6 +52,21 @@ def test_width_cost_labels_the_fitted_line_relative_to_one_token_beside_the_raw_
     assert list(line.y) == [5.0, 7.5] and list(line.text) == ["1.00×", "1.50×"]
 
 
+def test_width_cost_leaves_room_for_the_label_of_the_widest_and_the_highest_point():
+    """Catches the clipped "1.48×": a label centred above the last point, on an axis that ends at that point,
+    drawn half outside the plot and cut there."""
+    rows = [{"width": w, "ms": 5.0 + 0.2 * w, "fitted_ms": 5.0 + 0.2 * w, "relative": 1 + 0.04 * (w - 1)}
+            for w in (1, 2, 3, 4, 6, 8, 12, 16)]
+    fig = costs.width_cost(rows)
+    line = fig.data[1]
+    assert line.text[-1] == "1.60×" and line.cliponaxis is False
+    x0, x1 = fig.layout.xaxis.range
+    assert x0 <= 1 - 0.5 and x1 >= 16 + 0.08 * 15          # room each side of the end points' labels
+    assert fig.layout.yaxis.range[0] == 0 and fig.layout.yaxis.range[1] >= 1.2 * 8.2 - 1e-9   # and above the top one
+    raw_high = costs.width_cost([dict(rows[0], ms=20.0), rows[-1]])
+    assert raw_high.layout.yaxis.range[1] >= 1.2 * 20.0 - 1e-9   # a raw point above the line sets the top too
+
+
 def test_one_outlier_round_does_not_squash_the_others():
     from types import SimpleNamespace
     rounds = [SimpleNamespace(index=i, draft_ms=2.0, verify_ms=10.0, overhead_ms=1.0, total_ms=13.0, emitted=[0, 1])
