@@ -127,9 +127,9 @@ def test_lesson9_counts_the_planted_prompts_that_parted_and_names_where(short_ru
                 "gap": gap, "float32": prompt + f32, "bfloat16": prompt + bf16, "speculative_equals_plain": True}
     parted = [row("He said", 2, " the", " a*", 0.0421), row("Once upon", None), row("def f(", 0, "x", "**", 0.5)]
     for rows, count, notes in (
-            (parted, "**2 of 3**", ["`He said` parts at new token **3**: float32 takes `' the'`, bfloat16 `' a*'`. "
+            (parted, "**2 of 3**", ["'He said' parts at new token **3**: float32 takes '␣the', bfloat16 '␣a\\*'. "
                                     "The float32 logits of the two tokens chosen there differ by **0.042**.",
-                                    "`def f(` parts at new token **1**: float32 takes `'x'`, bfloat16 `'**'`. The "
+                                    "'def f\\(' parts at new token **1**: float32 takes 'x', bfloat16 '\\*\\*'. The "
                                     "float32 logits of the two tokens chosen there differ by **0.500**."]),
             ([row("He said", None), row("Once upon", None)], "**0 of 2**", [])):
         at.session_state["inside_precision"] = rows
