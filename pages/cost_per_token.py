@@ -43,8 +43,9 @@ calc = cost.Calculator(base, rnd, tok)
 if revealed:   # the calculator's verdict and its break-even
     m1, m2, m3 = st.columns(3)
     m1.metric("ms per token", f"{calc.ms_per_token:.2f} ms", help=f"{rnd:g} ms ÷ {tok} tokens")
-    m2.metric("speedup", f"{calc.speedup:.2f}×", delta="faster" if calc.faster else "slower",
-              delta_color="normal" if calc.faster else "inverse")
+    said, colour = cost.calculator_delta(calc)
+    m2.metric("speedup", f"{calc.speedup:.2f}×", delta=said, delta_color=colour,
+              delta_arrow="off" if colour == "off" else "auto")
     m3.metric("break-even, tokens a round", f"{calc.break_even_tokens:.2f}", help="round ms ÷ plain ms per token")
 
 # --- a live measurement --------------------------------------------------------------------------

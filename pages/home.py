@@ -147,9 +147,8 @@ if result and revealed:
     st.caption("Colours in the speculative lane: green = drafted and accepted, orange = the target's correction, "
                "violet = bonus, blue = the token the target supplies itself when a stop rule fires (it equals the "
                "proposal). Decode time only: both runners process the prompt before the start line. "
-               f"Shown in slow motion: the race ran first with nothing drawn ({plain_total:.0f} ms against "
-               f"{spec_total:.0f} ms of decoding), then replayed over {REPLAY_SECONDS:g} seconds with each lane at its "
-               "measured pace. Lesson 7 takes the time apart; lesson 8 asks what such a number can and cannot tell you.")
+               f"{race().replay_sentence(plain_total, spec_total, REPLAY_SECONDS)} "
+               "Lesson 7 takes the time apart; lesson 8 asks what such a number can and cannot tell you.")
 
 st.subheader("Lessons")
 for lesson in appkit.LESSONS:

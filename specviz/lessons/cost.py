@@ -84,6 +84,21 @@ class Calculator:
         return break_even_tokens(self.round_ms, self.baseline_ms)
 
 
+def calculator_delta(calc: Calculator) -> tuple[str, str]:
+    """The calculator's speedup label and its colour: faster, slower, or the same at break-even. The page
+    said "slower" for any speedup that was not above 1, so a round exactly at break-even (the question's
+    own "the same") was labelled slower.
+
+    >>> calculator_delta(Calculator(10, 14, 4)), calculator_delta(Calculator(10, 14, 1))
+    (('faster', 'normal'), ('slower', 'inverse'))
+    >>> calculator_delta(Calculator(10, 20, 2))
+    ('the same', 'off')
+    """
+    if math.isclose(calc.ms_per_token, calc.baseline_ms):
+        return "the same", "off"
+    return ("faster", "normal") if calc.faster else ("slower", "inverse")
+
+
 def one_token_answer(example: Calculator) -> str:
     """Lesson 7's answer to "plain decoding costs `baseline_ms` a token, a round `round_ms`: if the
     round commits only one token, is speculation faster or slower?", then what `example`'s own

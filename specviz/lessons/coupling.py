@@ -157,6 +157,8 @@ def distance_sentence(by_rule: dict[str, list[tuple[int, float]]]) -> str:
     'The distance from p shrank as rounds accumulated, for both rules: ratio 0.300 after 10 rounds → 0.020 after 1,000; match 0.200 → 0.030.'
     >>> distance_sentence({"ratio": [(10, 0.1), (100, 0.12)], "match": [(10, 0.2), (100, 0.05)]})
     'The distance from p did not shrink here for ratio (0.100 after 10 rounds, 0.120 after 100): over so few rounds a histogram is mostly its own noise. It shrank for match (0.200 → 0.050). More rounds bring every rule closer on average, not at every count.'
+    >>> distance_sentence({"ratio": [(10, 0.0), (100, 0.0)], "match": [(10, 0.2), (100, 0.05)]})
+    'The distance from p was 0 at every count, from 10 to 100 rounds, for ratio: the histogram matched p exactly each time. The distance from p shrank as rounds accumulated for match: 0.200 after 10 rounds → 0.050 after 100.'
     >>> print(distance_sentence({"ratio": [(10, 0.3)]}))
     After only 10 rounds the distance from p (ratio 0.300) is mostly the histogram's own noise: draw more rounds to see whether it shrinks.
     """
@@ -166,8 +168,23 @@ def distance_sentence(by_rule: dict[str, list[tuple[int, float]]]) -> str:
         return (f"After only {first[0][0]:,} rounds the distance from p ({found}) is mostly the histogram's own "
                 "noise: draw more rounds to see whether it shrinks.")
     (n0, _), (n1, _) = first[0], first[-1]
+    # a histogram that matched p at every count cannot shrink: "did not shrink" would read as a failure
+    exact = [rule for rule, d in by_rule.items() if all(x == 0 for _, x in d)]
+    said = (f"The distance from p was 0 at every count, from {n0:,} to {n1:,} rounds, for " + " and ".join(exact)
+            + ": the histogram matched p exactly each time.") if exact else ""
+    by_rule = {rule: d for rule, d in by_rule.items() if rule not in exact}
+    if not by_rule:
+        return said
+    return (said + " " if said else "") + _direction(by_rule, n0, n1)
+
+
+def _direction(by_rule: dict[str, list[tuple[int, float]]], n0: int, n1: int) -> str:
+    """distance_sentence for rules whose distance was not 0 throughout: shrank, or did not."""
     shrank = {rule: d[-1][1] < d[0][1] for rule, d in by_rule.items()}
     pairs = {rule: (d[0][1], d[-1][1]) for rule, d in by_rule.items()}
+    if all(shrank.values()) and len(by_rule) == 1:   # the one rule left beside a rule that stayed at 0
+        (r, (a, b)), = pairs.items()
+        return f"The distance from p shrank as rounds accumulated for {r}: {a:.3f} after {n0:,} rounds → {b:.3f} after {n1:,}."
     if all(shrank.values()):
         rules = list(by_rule)
         parts = [f"{rules[0]} {pairs[rules[0]][0]:.3f} after {n0:,} rounds → {pairs[rules[0]][1]:.3f} after {n1:,}"]

@@ -8,7 +8,7 @@ the engine (draft start to commit end).
 The race is run to the end with nothing drawn, and only then replayed (`frames`): redrawing the
 lanes after every round put the browser's work on the same cores as the rounds being timed, and
 plain decoding, with two to three times as many rounds, paid for more of it (on a 2-core host
-41.5 ms/token against a quiet 6). The replay is slow motion, at the measured pace of each lane.
+41.5 ms/token against a quiet 6). The replay runs each lane at its measured pace, stretched or squeezed to a fixed length.
 
 One race is one draw from a noisy machine, so `run` races several times (the protocol of
 specviz.lessons.protocol: the sides alternate inside each race, the speedup is given as the
@@ -87,6 +87,23 @@ def frames(runners: list[Runner], seconds: float) -> list[tuple[float, int, int,
     """
     end = max(ms for r in runners for ms, _ in r.marks)
     return sorted((ms / end * seconds, i, n, ms / n) for i, r in enumerate(runners) for ms, n in r.marks)
+
+
+def replay_sentence(plain_ms: float, spec_ms: float, seconds: float) -> str:
+    """How the replay (frames) relates to the race it shows: the slower lane's decode time is stretched or
+    squeezed to `seconds`, so the replay is slow motion only where the race took less. A loaded machine can
+    take longer than `seconds`, and a fixed "slow motion" would then be false (the issue's rule).
+
+    >>> replay_sentence(1200.0, 800.0, 3.0)
+    'Shown in slow motion (2.5× slower than the race): the race ran first with nothing drawn (1200 ms against 800 ms of decoding), then replayed over 3 seconds with each lane at its measured pace.'
+    >>> replay_sentence(6000.0, 4000.0, 3.0).split(":")[0]
+    'Shown sped up (2× faster than the race)'
+    """
+    factor = seconds * 1000 / max(plain_ms, spec_ms)
+    how = (f"in slow motion ({factor:.2g}× slower than the race)" if factor >= 1.05 else
+           f"sped up ({1 / factor:.2g}× faster than the race)" if factor <= 1 / 1.05 else "at about the race's own pace")
+    return (f"Shown {how}: the race ran first with nothing drawn ({plain_ms:.0f} ms against {spec_ms:.0f} ms of "
+            f"decoding), then replayed over {seconds:g} seconds with each lane at its measured pace.")
 
 
 def run(models, prompt: str, speculative: Settings, races: int = 5, progress=None) -> dict:

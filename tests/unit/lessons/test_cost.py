@@ -6,7 +6,7 @@ from types import SimpleNamespace
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from specviz.lessons.cost import (Calculator, break_even_curve, break_even_tokens, if_drafting_were_free, measure, ms_per_token,
+from specviz.lessons.cost import (Calculator, calculator_delta, break_even_curve, break_even_tokens, if_drafting_were_free, measure, ms_per_token,
                                   one_token_answer, speedup, speedup_sentence, trace_costs, verification_cost_by_width)
 from specviz.generator.settings import Settings
 from specviz.lessons.protocol import ratio_spread, spread
@@ -246,3 +246,16 @@ def test_the_speedup_sentence_never_names_a_side_some_run_did_not_take(runs):
     said = speedup_sentence(spread(runs))
     assert ("faster than plain" in said) == (min(runs) > 1.0)
     assert ("slower than plain" in said) == (max(runs) < 1.0)
+
+
+# The calculator's speedup label: faster, slower, or the same at break-even
+
+def test_the_calculator_says_the_same_exactly_at_break_even():
+    """Planted bug: the page's old `"faster" if calc.faster else "slower"`, which called a round of 20 ms
+    committing 2 tokens against 10 ms plain (1.00×) slower."""
+    assert calculator_delta(Calculator(10, 20, 2)) == ("the same", "off")
+
+
+def test_the_calculator_says_faster_or_slower_on_either_side_of_break_even():
+    assert calculator_delta(Calculator(10, 19.9, 2)) == ("faster", "normal")
+    assert calculator_delta(Calculator(10, 20.1, 2)) == ("slower", "inverse")

@@ -72,6 +72,26 @@ def test_a_distance_that_grew_is_never_said_to_have_shrunk():
     assert "It shrank for match (0.300 → 0.060)" in said
 
 
+def test_a_distance_of_0_at_every_count_is_said_to_be_0_not_that_it_did_not_shrink():
+    """Planted bug: a rule whose histogram matched p at every count (0 → 0) reported as "did not shrink",
+    which reads as the rule failing to converge."""
+    said = distance_sentence({"ratio": [(10, 0.0), (100, 0.0), (1000, 0.0)], "match": [(10, 0.0), (1000, 0.0)]})
+    assert said == ("The distance from p was 0 at every count, from 10 to 1,000 rounds, for ratio and match: the "
+                    "histogram matched p exactly each time.")
+    mixed = distance_sentence({"ratio": [(10, 0.0), (100, 0.0)], "match": [(10, 0.2), (100, 0.05)]})
+    assert "did not shrink" not in mixed and "for ratio: the histogram matched p exactly" in mixed
+    assert "shrank as rounds accumulated for match: 0.200 after 10 rounds → 0.050 after 100" in mixed
+
+
+def test_a_distance_0_only_at_the_end_or_start_is_not_said_to_be_0_throughout():
+    """The other side: 0 at the last count only shrank, and 0 then 0.1 did not shrink; neither is "0 at every
+    count" (planted bug: testing the last or the first distance alone)."""
+    shrank = distance_sentence({"ratio": [(10, 0.2), (100, 0.0)]})
+    grew = distance_sentence({"ratio": [(10, 0.0), (100, 0.1)]})
+    assert "0 at every count" not in shrank + grew
+    assert "shrank" in shrank and "did not shrink here for ratio (0.000 after 10 rounds, 0.100 after 100)" in grew
+
+
 def test_one_count_of_rounds_claims_no_direction():
     said = distance_sentence({"ratio": [(10, 0.4)], "match": [(10, 0.2)]})
     assert "shrank" not in said and "did not shrink" not in said
@@ -94,9 +114,11 @@ def test_the_direction_said_for_each_rule_agrees_with_its_first_and_last_distanc
     said = distance_sentence(measured)
     for rule, d in measured.items():
         first, last = d[0][1], d[-1][1]
-        if last < first:   # shrank: said so, never among those that did not
+        if all(x == 0 for _, x in d):   # 0 throughout: said so, never "did not shrink"
+            assert "was 0 at every count" in said and f"{rule} ({first:.3f} after" not in said
+        elif last < first:   # shrank: said so, never among those that did not
             assert f"{rule} ({first:.3f} after" not in said
-            assert said.startswith("The distance from p shrank") or f"{rule} ({first:.3f} → {last:.3f})" in said
+            assert "The distance from p shrank" in said or f"{rule} ({first:.3f} → {last:.3f})" in said
         else:              # did not: named with its numbers, and no sentence says every rule shrank
             assert f"{rule} ({first:.3f} after {d[0][0]:,} rounds, {last:.3f} after {d[-1][0]:,})" in said
             assert not said.startswith("The distance from p shrank")

@@ -259,3 +259,24 @@ def test_the_verdict_wins_exactly_when_speculation_took_less_time_a_token(plain_
     spec_side, plain_side = spec_ms * plain_tokens, plain_ms * sum(spec_tokens)   # ms a token, cross-multiplied
     if spec_side != plain_side:   # exact in integers; a tie is left to the planted case, where the floats are exact
         assert v["wins"] == (spec_side < plain_side)
+
+
+# What the home page says about its replay: slow motion only where the race was faster than the replay
+
+def test_a_race_faster_than_the_replay_is_said_to_be_shown_in_slow_motion():
+    """Planted bug: "sped up" (or no direction) for a 1.2 s race replayed over 3 s."""
+    said = race.replay_sentence(1200.0, 800.0, 3.0)
+    assert said.startswith("Shown in slow motion (2.5× slower than the race)")
+    assert "(1200 ms against 800 ms of decoding)" in said and "over 3 seconds" in said
+
+
+def test_a_race_slower_than_the_replay_is_never_said_to_be_slow_motion():
+    """Planted bug: the page's old fixed "Shown in slow motion", false when a loaded machine's slower lane
+    took 6 s and the replay squeezes it into 3."""
+    said = race.replay_sentence(4000.0, 6000.0, 3.0)
+    assert "slow motion" not in said and said.startswith("Shown sped up (2× faster than the race)")
+
+
+def test_a_race_about_as_long_as_the_replay_claims_neither_direction():
+    said = race.replay_sentence(3050.0, 2000.0, 3.0)
+    assert said.startswith("Shown at about the race's own pace:")
