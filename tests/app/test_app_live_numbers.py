@@ -14,6 +14,10 @@ from specviz.lessons import parallel
 from specviz.lessons.protocol import beats
 from tests.app.test_app_pages import button, open_page, text
 
+# every test here runs lessons 6 and 3's live measurements (a sweep, timed drafting): the full run checks
+# them; the inner loop reads the same sentences off planted measurements (test_app_planted_lessons.py)
+pytestmark = pytest.mark.slow
+
 VERDICT = {"above": "pays", "below": "does not pay"}
 VERDICT_COST = {"above": "more", "below": "less"}
 

@@ -55,6 +55,7 @@ def test_home_explains_and_links_every_lesson():
                      "draft_and_verify"]     # the page's last link: on to the next lesson
 
 
+@pytest.mark.slow   # a live measurement on the models; its sentences are planted in the inner loop
 def test_home_race_shows_identical_greedy_text_and_measured_speeds(short_runs):
     at = open_page()
     predict(at, "home", "yes, token for token")
@@ -148,6 +149,7 @@ def test_home_says_what_a_planted_race_supports():
         assert ("within this machine's noise" in said) == (box == "info")
 
 
+@pytest.mark.slow   # a live measurement on the models; its sentences are planted in the inner loop
 def test_lesson7_measures_live_costs_and_widths():
     at = open_page("pages/cost_per_token.py")
     labels = [m.label for m in at.metric]
@@ -180,6 +182,7 @@ def test_lesson8_fills_the_checklist_beside_reported_figures(short_runs):
     assert "4.86 → 6.06" in body and "3.17× → 2.90×" in body and "3.68×" in body
 
 
+@pytest.mark.slow   # a live measurement on the models; its sentences are planted in the inner loop
 def test_lesson8_puts_prose_and_code_side_by_side_with_the_same_drafter(short_runs):
     at = open_page("pages/reading_a_speedup.py")
     button(at, "Compare prose and code").click().run()
@@ -271,6 +274,7 @@ def test_lesson2_draws_a_typed_distribution_and_rejects_one_that_is_not():
                                            "with a positive sum."]
 
 
+@pytest.mark.slow   # a live measurement on the models; its sentences are planted in the inner loop
 def test_lesson6_counts_sk_plus_one_and_runs_a_live_round_and_sweep():
     at = open_page("pages/dloop.py")
     metrics = {m.label: m.value for m in at.metric}
