@@ -37,7 +37,7 @@ def run_once(models, prompt: str, settings: Settings) -> dict:
     c = trace_costs(trace)
     return {"ms_per_token": c["ms_per_token"], "acceptance_length": c["acceptance_length"],
             "overhead_fraction": c["overhead_ms"] / c["decode_ms"], "draft_ms": c["draft_ms"] / c["rounds"],
-            "verify_ms": c["verify_ms"] / c["rounds"], "verify_ms_per_token": c["verify_ms_per_token"],
+            "verify_ms": c["mean_verify_ms"], "verify_ms_per_token": c["verify_ms_per_token"],
             "stages": c["stages_per_round"], "new_ids": trace.new_ids}
 
 

@@ -253,8 +253,8 @@ def trace_costs(trace) -> dict:
 
     Returns decode_ms, tokens, rounds, ms_per_token, acceptance_length (committed tokens per
     target verification), stages_per_round (drafting stages a round: above 1 only where DLoop's
-    gate drafted again), the summed draft/verify/overhead times, the mean round time, and
-    verify_ms_per_token: verification alone over committed tokens, what a token would cost if
+    gate drafted again), the summed draft/verify/overhead times, the mean round time, the mean
+    verify forward, drafting's share of the decode time, and verify_ms_per_token: verification alone over committed tokens, what a token would cost if
     drafting and bookkeeping were free (no cheaper drafter of the same acceptance beats it).
     """
     rounds = trace.rounds
@@ -266,6 +266,8 @@ def trace_costs(trace) -> dict:
             "stages_per_round": sum(len(r.drafter_info.get("stages", [])) or 1 for r in rounds) / len(rounds),
             "draft_ms": sum(r.draft_ms for r in rounds), "verify_ms": sum(r.verify_ms for r in rounds),
             "overhead_ms": sum(r.overhead_ms for r in rounds), "mean_round_ms": decode / len(rounds),
+            "mean_verify_ms": sum(r.verify_ms for r in rounds) / len(rounds),
+            "draft_share": sum(r.draft_ms for r in rounds) / decode if decode else 0.0,
             "verify_ms_per_token": ms_per_token(sum(r.verify_ms for r in rounds), tokens),
             "prefill_ms": trace.prefill_ms}
 

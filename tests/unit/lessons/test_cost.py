@@ -49,6 +49,7 @@ def test_trace_totals_divide_total_time_by_total_tokens_not_mean_of_ratios():
     assert c["acceptance_length"] == 2.5 and c["verify_ms"] == 18.0
     assert c["stages_per_round"] == 1.5
     assert c["verify_ms_per_token"] == pytest.approx(3.6)  # 18 ms of checks over 5 tokens, drafting left out
+    assert c["mean_verify_ms"] == 9.0 and c["draft_share"] == pytest.approx(8 / 28)   # lesson 8's two metrics
     assert speedup(10.0, c["ms_per_token"]) == pytest.approx(1.7857, abs=1e-4)
 
 
