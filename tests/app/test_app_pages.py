@@ -256,6 +256,9 @@ def test_lesson2_says_what_its_own_draws_did_to_the_distance_from_p(rounds):
                 for r in coupling.RULES}
     answer = next(m.value for m in at.markdown if m.value.startswith("**Answer: p.**"))
     assert coupling.distance_sentence(measured) in answer
+    # the whole answer, acceptance included, is the one coupling.lossless_answer gives the same draws
+    runs = {r: coupling.simulate(p, q, rounds, r, seed=7) for r in coupling.RULES}
+    assert answer == coupling.lossless_answer(p, q, runs)
     if rounds == 10:
         assert "After only 10 rounds" in answer and "shrank" not in answer
 

@@ -112,9 +112,9 @@ def test_lesson9_says_what_planted_attention_shares_and_distances_show():
 
 
 def test_lesson4_answers_from_a_planted_profile_on_each_side():
-    """budget.load_heading and load_answer from the page's own drafts priced with a planted SPS table: flat
-    (every proposal admitted at every load: the same) and one that collapses past five slots (request 1 is
-    admitted fewer under load)."""
+    """budget.load_heading, load_answer, load_reason and padding_note from the page's own drafts priced with a
+    planted SPS table: flat (every proposal admitted at every load: the same) and one that collapses past five
+    slots (request 1 is admitted fewer under load)."""
     at = predict(open_page("pages/verification_budget.py"), "budget", "less")
     at.slider(key="keep_budget_R").set_value(3).run()
     button(at, "Draft, profile and allocate").click().run()
@@ -131,6 +131,8 @@ def test_lesson4_answers_from_a_planted_profile_on_each_side():
         load = budget.by_load(conf, sps)
         body = text(at)
         assert budget.load_heading(load) + " " + budget.load_answer(load) in body
+        # the reason and the padding count below the table are this allocation's, not a fixed "usually less"
+        assert budget.load_reason(load) + " " + budget.padding_note(load) in [m.value for m in at.markdown]
         if word:
             assert f"**Answer, measured here: {word}.**" in body
         else:   # at most 4 slots left past the anchors under load: request 1 cannot keep all k
@@ -169,7 +171,7 @@ def test_lesson7_says_the_side_every_planted_run_fell_on_and_why_a_cheaper_round
 def test_lesson6_answers_from_the_planted_sweep_s_stages_a_round_on_each_side():
     """sweep.stages_answer below the sweep: a planted sweep whose gate never opened at g = -4 and drafted 2
     stages a round at g = -8 answers "more"; one whose gate opened at neither answers "the same", never a fixed
-    "more"."""
+    "more"; the reason after it is the one sweep.stages_reason gives that sweep."""
     from specviz.lessons import sweep
     from tests.app.test_app_pages import planted_sweep
     at = predict(open_page("pages/dloop.py"), "dloop", "fewer")
@@ -183,7 +185,9 @@ def test_lesson6_answers_from_the_planted_sweep_s_stages_a_round_on_each_side():
         assert not at.exception, [e.value for e in at.exception]
         said = sweep.stages_answer(planted, drafter_label)
         assert said.startswith(f"**Answer, measured here: {word}.**")
-        assert any(m.value.startswith(said) for m in at.markdown)
+        # and the reason after it is this sweep's own (sweep.stages_reason), not a fixed "at least as often"
+        reason = sweep.stages_reason(planted, drafter_label, planted.get("S"))
+        assert said + " " + reason in [m.value for m in at.markdown]
         assert "**Answer: more.**" not in text(at)
 
 

@@ -119,13 +119,15 @@ def test_lesson9_counts_the_planted_prompts_that_parted_and_names_where(short_ru
     """inside.precision_note and parted_note under lesson 9's float32/bfloat16 search, planted: two of three
     prompts parted (the second at new token 1, with a markup-looking token that must stay literal), then none.
     Catches a count written in advance, a "no prompt here shows a flipped token" beside prompts that parted,
-    a token position off by one, and a gap rounded to a judgement."""
+    a token position off by one, a gap rounded to a judgement, and a speculative-equals-plain count written
+    in advance (inside.speculative_note: one planted prompt's speculative output parted)."""
     at = open_page("pages/inside_a_round.py")
 
     def row(prompt, first, f32="", bf16="", gap=None):
         return {"prompt": prompt, "first_difference": first, "float32_token": f32, "bfloat16_token": bf16,
                 "gap": gap, "float32": prompt + f32, "bfloat16": prompt + bf16, "speculative_equals_plain": True}
     parted = [row("He said", 2, " the", " a*", 0.0421), row("Once upon", None), row("def f(", 0, "x", "**", 0.5)]
+    parted[1]["speculative_equals_plain"] = False   # and one prompt's speculative output parted from plain's
     for rows, count, notes in (
             (parted, "**2 of 3**", ["'He said' parts at new token **3**: float32 takes '␣the', bfloat16 '␣a\\*'. "
                                     "The float32 logits of the two tokens chosen there differ by **0.042**.",
@@ -141,6 +143,10 @@ def test_lesson9_counts_the_planted_prompts_that_parted_and_names_where(short_ru
                                   f"prompts ({short_runs} new tokens each).")
         assert ("No prompt here shows a flipped greedy token" in said[0]) == (not notes)
         assert [m.value for m in at.markdown if " parts at new token " in m.value] == notes
+        # inside.speculative_note counts the planted rows: 2 of 3 equal, then 2 of 2
+        same = [r["speculative_equals_plain"] for r in rows]
+        assert inside.speculative_note(same, "*How speculative decoding checks ahead*") in [m.value for m in at.markdown]
+        assert f"**{sum(same)} of {len(same)}** prompts" in inside.speculative_note(same, "")
 
 
 def greedy_rows(html_: str) -> tuple[int, int, int]:
