@@ -85,9 +85,8 @@ class Calculator:
 
 
 def calculator_delta(calc: Calculator) -> tuple[str, str]:
-    """The calculator's speedup label and its colour: faster, slower, or the same at break-even. The page
-    said "slower" for any speedup that was not above 1, so a round exactly at break-even (the question's
-    own "the same") was labelled slower.
+    """The calculator's speedup label and its colour: faster, slower, or the same at break-even, so a round
+    exactly at break-even (the question's own "the same") is never labelled slower.
 
     >>> calculator_delta(Calculator(10, 14, 4)), calculator_delta(Calculator(10, 14, 1))
     (('faster', 'normal'), ('slower', 'inverse'))

@@ -260,3 +260,14 @@ def test_the_calculator_says_the_same_exactly_at_break_even():
 def test_the_calculator_says_faster_or_slower_on_either_side_of_break_even():
     assert calculator_delta(Calculator(10, 19.9, 2)) == ("faster", "normal")
     assert calculator_delta(Calculator(10, 20.1, 2)) == ("slower", "inverse")
+
+
+@given(st.floats(1.0, 100.0), st.floats(1.0, 100.0), st.integers(1, 16))
+def test_the_calculator_s_label_names_the_side_its_own_ms_per_token_fell_on(baseline, round_ms, tokens):
+    """Catches a label read off the speedup's rounding, or "slower" at break-even."""
+    calc = Calculator(baseline, round_ms, tokens)
+    said, colour = calculator_delta(calc)
+    level = math.isclose(calc.ms_per_token, baseline)
+    assert (said == "the same") == level and (colour == "off") == level
+    if not level:
+        assert said == ("faster" if calc.ms_per_token < baseline else "slower")
