@@ -2,7 +2,7 @@
 
 Token text is user-controlled (the prompt is the learner's, the tokens the model's), and every page
 shows it through st.markdown, so one function renders it for all of them: race's "Same text" line and
-lesson 9's notes used to do this job two ways. It lives here, below both, so neither imports the other.
+lesson 9's notes. It lives here, below both, so neither imports the other.
 """
 import html
 
