@@ -343,3 +343,19 @@ def test_a_later_stage_pays_in_each_regime_exactly_where_it_adds_more_than_it_ne
     prices = stage_in_regimes(planted, LARGE_GPU, "this machine")
     assert regime_rows(prices, "dloop") == [{"g": "-8", **row}]
     assert regime_verdict(prices, "dloop", "D", "this machine", "the large-target profile") == said
+
+
+@given(st.lists(st.sampled_from([1.0, 1.5, 2.0, 2.5, 3.0]), min_size=2, max_size=4), st.sampled_from([None, 2, 3]))
+def test_the_stages_reason_s_clause_agrees_with_the_counts_it_was_given(counts, max_stages):
+    """For any sweep's stages a round (highest g first), stages_reason says "went here" only where they rose
+    and never fell, "fell" only where one fell, a shut gate only at one stage everywhere, and a full round
+    only at S. Catches a clause read off the first and last counts alone, or off the wrong end of the sweep."""
+    gs = [-4.0 * (i + 1) for i in range(len(counts))]
+    rows = [{"drafter": "dloop", "threshold": g, "stages_per_round": c} for g, c in zip(gs, counts)]
+    said = stages_reason({"rows": rows}, str, max_stages)
+    fell = any(b < a for a, b in zip(counts, counts[1:]))
+    assert ("the count fell at a lower g here" in said) == fell
+    assert ("so it went here" in said) == (not fell and counts[-1] > counts[0])
+    assert ("no stage cleared" in said) == (max(counts) <= 1.0)
+    full = not fell and counts[-1] == counts[0] and max(counts) > 1.0 and max_stages is not None and min(counts) >= max_stages
+    assert ("already drafted all S" in said) == full
