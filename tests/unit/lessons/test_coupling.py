@@ -180,3 +180,21 @@ def test_the_lossless_answer_is_p_then_what_these_runs_did():
     assert said.startswith("**Answer: p.** Both rules emit the target's distribution exactly. ")
     assert distance_sentence({RULE_NAMES[r]: distances_by_rounds(p, runs[r]["outputs"]) for r in RULES}) in said
     assert said.endswith(acceptance_sentence(p, q, runs))
+
+
+@given(st.floats(0.05, 0.95), st.floats(0.05, 0.95), st.integers(10, 400), st.integers(0, 400), st.integers(0, 400))
+def test_acceptance_is_said_to_differ_here_only_where_the_draws_bands_part(pa, qa, n, kept_ratio, kept_match):
+    """For any two-token p and q and any counts of kept proposals: "and did here" only where the two measured
+    shares lie outside each other's two-standard-error band, never when they are the same in expectation.
+    Catches a difference read off the medians alone (a 10-draw gap called a finding)."""
+    from specviz.lessons.coupling import kept_band
+    from specviz.lessons.protocol import within_noise
+    p, q = [pa, 1 - pa], [qa, 1 - qa]
+    runs = {"ratio": {"accepted": [True] * min(kept_ratio, n) + [False] * (n - min(kept_ratio, n))},
+            "match": {"accepted": [True] * min(kept_match, n) + [False] * (n - min(kept_match, n))}}
+    said = acceptance_sentence(p, q, runs)
+    exact = {rule: acceptance_rate(p, q, rule) for rule in RULES}
+    same = abs(exact["ratio"] - exact["match"]) < 1e-9
+    parted = not within_noise(*(kept_band(runs[r]["accepted"], exact[r]) for r in ("ratio", "match")))
+    assert ("and did here" in said) == (not same and parted)
+    assert ("not measurably here" in said) == (not same and not parted)

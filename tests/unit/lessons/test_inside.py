@@ -251,3 +251,15 @@ def test_the_parted_note_states_the_token_and_the_gap_it_was_given_and_judges_ne
         assert note.endswith(f"differ by **{gap:.3f}**.")
     tail = note.split(f"bfloat16 {md_token(bf16)}.", 1)[1]   # the sentence after the tokens
     assert not re.search(r"\b(only|just|small|large|tiny|huge|big|narrow|wide)\b", tail)
+
+
+@given(st.lists(st.booleans(), min_size=1, max_size=12))
+def test_the_speculative_note_counts_the_prompts_it_was_given_and_claims_no_guarantee(same):
+    """For any rows' speculative-equals-plain flags: the count stated is theirs, "not a guarantee" only where
+    every prompt was equal, "parts" wherever one was not. Catches a count taken from a fixed list, and an
+    equal-everywhere reading where one prompt parted."""
+    said = inside.speculative_note(same, "*Checks*")
+    n, equal = len(same), sum(same)
+    assert (f"**{equal} of {n}**" in said) == (0 < equal)
+    assert ("not a guarantee" in said) == (equal == n)
+    assert ("parts from" in said) == (equal < n)
