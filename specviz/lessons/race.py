@@ -92,7 +92,7 @@ def frames(runners: list[Runner], seconds: float) -> list[tuple[float, int, int,
 def replay_sentence(plain_ms: float, spec_ms: float, seconds: float) -> str:
     """How the replay (frames) relates to the race it shows: the slower lane's decode time is stretched or
     squeezed to `seconds`, so the replay is slow motion only where the race took less. A loaded machine can
-    take longer than `seconds`, and a fixed "slow motion" would then be false (the issue's rule).
+    take longer than `seconds`, and a fixed "slow motion" would then be false.
 
     >>> replay_sentence(1200.0, 800.0, 3.0)
     'Shown in slow motion (2.5× slower than the race): the race ran first with nothing drawn (1200 ms against 800 ms of decoding), then replayed over 3 seconds with each lane at its measured pace.'

@@ -280,3 +280,15 @@ def test_a_race_slower_than_the_replay_is_never_said_to_be_slow_motion():
 def test_a_race_about_as_long_as_the_replay_claims_neither_direction():
     said = race.replay_sentence(3050.0, 2000.0, 3.0)
     assert said.startswith("Shown at about the race's own pace:")
+
+
+@given(st.floats(50.0, 20_000.0), st.floats(50.0, 20_000.0), st.sampled_from([2.0, 3.0, 5.0]))
+def test_the_replay_is_called_slow_motion_only_where_the_race_was_shorter_than_the_replay(plain, spec, seconds):
+    """For any two decode times: "slow motion" only where the slower lane took under the replay's seconds,
+    "sped up" only where it took longer, by the factor between them. Catches a fixed "slow motion" beside a
+    race that a busy machine stretched past the replay."""
+    said = race.replay_sentence(plain, spec, seconds)
+    race_s = max(plain, spec) / 1000
+    assert ("slow motion" in said) == (seconds / race_s >= 1.05)
+    assert ("sped up" in said) == (race_s / seconds >= 1.05)
+    assert f"({plain:.0f} ms against {spec:.0f} ms of decoding)" in said
