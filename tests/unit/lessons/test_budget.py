@@ -79,3 +79,17 @@ def test_the_padding_note_counts_the_heaviest_load_s_wasted_slots_or_says_there_
     even = [{"requests": 2, "lengths": [2, 2], "padded": 6, "wasted": 0}]
     assert budget.padding_note(even) == ("Padding wasted no slot at 2 requests here: the scheduler admitted every "
                                          "request the same number of proposals.")
+
+
+@given(st.lists(st.integers(0, 6), min_size=1, max_size=6))
+def test_the_padding_note_counts_the_heaviest_load_s_own_wasted_slots(lengths):
+    """For any admitted lengths at the heaviest load: the wasted slots stated are the widest draft times the
+    requests less what was admitted, and "no slot" only where every request got the same. Catches a count
+    from another load, or a fixed claim that padding spends slots."""
+    widest = max(lengths)
+    row = {"requests": len(lengths), "lengths": lengths, "padded": widest * len(lengths),
+           "wasted": widest * len(lengths) - sum(lengths)}
+    said = budget.padding_note([{"requests": 1, "lengths": [9], "padded": 9, "wasted": 0}, row])
+    assert ("wasted no slot" in said) == (len(set(lengths)) == 1)
+    if len(set(lengths)) > 1:
+        assert f"spend {row['wasted']} of {row['padded']} slots at {len(lengths)} requests" in said

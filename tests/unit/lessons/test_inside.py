@@ -263,3 +263,11 @@ def test_the_speculative_note_counts_the_prompts_it_was_given_and_claims_no_guar
     assert (f"**{equal} of {n}**" in said) == (0 < equal)
     assert ("not a guarantee" in said) == (equal == n)
     assert ("parts from" in said) == (equal < n)
+
+
+@given(st.one_of(st.none(), st.floats(0.0, 1.0)))
+def test_the_wrong_q_answer_says_no_exactly_where_the_distance_left_float_rounding(distance):
+    """Catches a fixed "no" beside a distance of 0, and a "measured here" where nothing was computed."""
+    said = inside.wrong_q_answer(distance)
+    assert ("from the source" in said) == (distance is None)
+    assert ("no." in said) == (distance is None or distance > inside.EXACT)
