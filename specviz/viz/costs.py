@@ -66,9 +66,8 @@ def width_cost(rows: list[dict]) -> go.Figure:
     """One target forward's ms against the tokens it checks: each width's fastest call, faint,
     and the fitted cost line, labelled with its multiple of a one-token step.
 
-    Each label sits centred above its point, so the widest width's label reached past the plot's right edge
-    and the highest one past its top, where plotly clipped them ("1.48×" read "1.4"): the axes leave room on
-    both, and the labels are not clipped to the axes.
+    Each label sits centred above its point, so the widest width's label would reach past the plot's right
+    edge and the highest one past its top: the axes leave room on both, and the labels are not clipped.
     """
     x = [r["width"] for r in rows]
     top = max(max(r["ms"], r["fitted_ms"]) for r in rows)
