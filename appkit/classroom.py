@@ -18,7 +18,7 @@ import streamlit as st
 from appkit.course import HOME, page_of
 from appkit.links import own_params, read_again, share_link
 from appkit.runtime import config
-from appkit.screen import drawing, fragment_run, hold, polling, screen_lost
+from appkit.screen import drawing, fragment_run, hold, polling
 from appkit.state import (CLASS_FOLLOW, CLASS_LEAD, CLASS_ON, CLASS_PARAM, LEAD_PARAM, OWN, SEEN, TOKEN_PARAM, default,
                           following, leading, presenter)
 from specviz.hosting.classroom import ClassError, Classroom, MemoryStore, RedisStore, token_or_new
@@ -182,7 +182,7 @@ def poll_class():
         now = room().follow(f["code"], f["token"])
         # a page other than the presenter's: a poll sent from the page before a switch can run the
         # whole app again on that old page (Streamlit reruns the page a request names)
-        if now["step"] != f["applied"] or now["view"].get("page", f.get("page")) != f.get("page") or screen_lost():
+        if now["step"] != f["applied"] or now["view"].get("page", f.get("page")) != f.get("page"):
             st.rerun(scope="app")
 
 

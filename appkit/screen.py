@@ -1,12 +1,14 @@
 """A screen the browser never received: numbering each class screen, and drawing it again when lost.
 
-A class keeps a polling fragment on its screens (a follower's poll, the presenter's tally while a
-question is open), so each browser sends a rerun request every few seconds. Streamlit (1.67)
-forwards a run's messages to the browser from its event loop, after the run; when the next request
-reaches a session whose run has just ended but whose messages the loop has not yet forwarded (a busy
-server), it starts a new ScriptRunner and drops the old one's messages as "from a non-current
-ScriptRunner". A vote's redraw (the radio locked, "Your answer is counted") or a step's was then lost
-for good: the vote counted, the screen unchanged. So every run that draws a class screen numbers it
+A class keeps a polling fragment on its screens (a follower's poll; the presenter's count of
+followers, and its tally while a question is open), so each browser sends a rerun request every few
+seconds. Streamlit (1.67) forwards a run's messages to the browser from its event loop, after the
+run; when the next request reaches a session whose run has just ended but whose messages the loop
+has not yet forwarded (a busy server), it starts a new ScriptRunner and drops the old one's messages
+as "from a non-current ScriptRunner" (AppSession._handle_scriptrunner_event_on_event_loop). A vote's
+redraw (the radio locked, "Your answer is counted") or a step's was then lost for good: the vote
+counted, the screen unchanged; with thirty followers the presenter's own step reached every
+follower but not the presenter's screen. So every run that draws a class screen numbers it
 and writes the number into the address as its last message (`mark_seen`); the browser sends its
 address with every request, and a poll that finds an older number there after CATCH_UP_S draws the
 page again. A server so busy that even that redraw arrives late waits twice as long before the next
@@ -112,8 +114,10 @@ def page_cleared() -> bool:
 
 def polling(every):
     """`st.fragment(run_every=every)` for a class's polling fragment: each of its own runs first
-    draws the page again when Streamlit ran it on another page (`page_cleared`), so a tick sent
-    before a page switch costs the browser one redraw, never its page.
+    draws the page again when Streamlit ran it on another page (`page_cleared`) or when the browser
+    never received the last screen (`screen_lost`), so a tick sent before a page switch costs the
+    browser one redraw, never its page. Every screen of a class has one such fragment (a follower's
+    poll, the presenter's count of followers), so no lost screen outlives a poll.
 
     `every` is seconds, or a function that returns them, asked by each whole run that draws the
     fragment (a class's size sets its followers' pace). Streamlit keeps the fragment's id (its
@@ -125,6 +129,8 @@ def polling(every):
             if page_cleared():
                 # the page's own address, as this request carries it; the run then writes the rest
                 st.switch_page(st.session_state[DRAWN][1], query_params=st.query_params.to_dict())
+            if screen_lost():
+                st.rerun(scope="app")
             return fragment(*args, **kwargs)
 
         @functools.wraps(fragment)

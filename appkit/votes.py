@@ -11,7 +11,7 @@ import contextlib
 import streamlit as st
 
 from appkit.classroom import room
-from appkit.screen import hold, polling, screen_lost
+from appkit.screen import hold, polling
 from appkit.state import CLASS_FOLLOW, CLASS_ON, leading
 from specviz.hosting.classroom import ClassError
 
@@ -82,8 +82,6 @@ def tally(key: str, options: list, format_func):
     """The presenter's live count while `key` is open: how many of the followers have answered, not
     what (the room would copy the spread); the spread itself once revealed. Refreshed every two seconds."""
     lead = leading()
-    if screen_lost():
-        st.rerun(scope="app")   # (False within a whole run: no loop)
     with contextlib.suppress(ClassError):
         t = room().tally(lead["code"], lead["key"])
         if t and t["question"] == key:

@@ -49,6 +49,7 @@ ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-f
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 PHASES = ("draft", "verify", "commit")
 WAIT_MS = 300_000   # the longest one page may take to show what it should, on a starved machine
+LATE_MS = 30_000    # a presenter's step that takes longer is reported with what the followers show
 
 
 class Failed(Exception):
@@ -154,6 +155,22 @@ def shows(page, shown: int, phase: str, timeout_ms: int = WAIT_MS):
     expect(page.get_by_text(re.compile(rf"round {shown}\b")).first).to_be_visible(timeout=timeout_ms)
 
 
+def late(presenter, followers, step: int, first_ms: int = LATE_MS):
+    """Wait until the presenter's screen shows `step`; when it takes longer than `first_ms`, say what
+    the presenter and the followers show meanwhile (followers already on the step: the server ran it
+    and the presenter's browser did not get its screen; none: the click or its run is late), then
+    wait the rest."""
+    try:
+        shows(presenter, *cursor_after(step), timeout_ms=first_ms)
+        return
+    except AssertionError:
+        pass
+    ahead = sum(" {1} round {0} at".format(*cursor_after(step)) in follower_state(page) for page in followers)
+    print(f"step {step}: the presenter still shows {follower_state(presenter)} after {first_ms / 1000:.0f} s; "
+          f"{ahead} of {len(followers)} followers show the step", flush=True)
+    shows(presenter, *cursor_after(step))
+
+
 def cursor_after(steps: int) -> tuple[int, str]:
     """Lesson 1's round and phase after `steps` presses of Next phase from its start (Ready)."""
     return (steps - 1) // 3 + 1, PHASES[(steps - 1) % 3]
@@ -238,12 +255,19 @@ def join(browser, url: str, code: str, n: int, every: float) -> tuple[list, list
 
 
 def follower_state(page) -> str:
-    """What a follower shows, for the report: its phase badge and round, or why not."""
+    """What a follower shows, for the report: its title, phase badge and round, and the page and
+    screen number in its address (a page there other than the title's: the browser has the switch
+    but not its screen; a screen number behind: see appkit.screen)."""
+    address = re.search(r"//[^/]+/([^?]*)(?:.*[?&]seen=(\d+))?", page.url)
+    where = f" at /{address[1]}" + (f" screen {address[2]}" if address[2] else "") if address else ""
     with contextlib.suppress(Exception):
+        title = page.locator("h1").first.inner_text(timeout=1000)
+        if page.locator(".sv-phase.on").count() == 0:
+            return f"{title}{where}"
         phase = page.locator(".sv-phase.on").first.inner_text(timeout=1000)
         found = re.search(r"round \d+", page.locator("body").inner_text(timeout=1000))
-        return f"{phase.strip()} {found[0] if found else '(no round)'}"
-    return "(nothing readable)"
+        return f"{title}: {phase.strip()} {found[0] if found else '(no round)'}{where}"
+    return f"(nothing readable){where}"
 
 
 def run(args) -> int:
@@ -271,7 +295,12 @@ def run(args) -> int:
                             raise Failed(f"the deadline of {args.deadline} s passed at step {step}")
                         clicked = time.monotonic()
                         presenter.get_by_role("button", name="Next phase").click()
-                        shows(presenter, *cursor_after(step))
+                        try:
+                            late(presenter, followers, step)
+                        except AssertionError:
+                            print("step {}: the presenter's screen never showed round {}, {}: it shows {}".format(
+                                step, *cursor_after(step), follower_state(presenter)), flush=True)
+                            return 1
                         latency.append(time.monotonic() - clicked)
                         print(f"step {step}: presenter on round {cursor_after(step)[0]}, {cursor_after(step)[1]} "
                               f"after {latency[-1]:.1f} s", flush=True)

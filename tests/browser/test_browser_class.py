@@ -5,21 +5,24 @@ count (not the spread) and reveals, the reveal reaches every follower, a followe
 only its own screen and never past the presenter's.
 
 On two server processes sharing a real redis-server: a presenter and eight followers, half on each
-server, through four pages (lesson 1, lesson 5, the glossary, lesson 2) and two predictions, with a
-reload of a student (its vote stays counted, once) and of the presenter (its class goes on). Every
-follower's screen is checked on every page: one title, the presenter's, and no exception box; on
-lesson 5 its P(A) figures are whole at 1024 px.
+server, through four pages (lesson 1 into its second round, lesson 5, the glossary, lesson 2) and two
+predictions, with a reload of a student (its vote stays counted, once) and of the presenter (its class
+goes on). Every follower's screen is checked on every page: one title, the presenter's, and no
+exception box; on lesson 5 its P(A) figures are whole at 1024 px.
 
-And one session spoken to over the app's websocket as a browser speaks to it, to send, at a known
-moment, the poll a follower's timer sends from the page before a switch (appkit.screen.polling).
+And sessions spoken to over the app's websocket as a browser speaks to it, to send at a known moment
+what a busy server's races make a browser send: a follower's poll from the page before a switch, a
+presenter's poll from a screen that never arrived (appkit.screen.polling).
 """
 import contextlib
 import re
+import time
 
 from websockets.sync.client import connect
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
+from appkit.screen import CATCH_UP_S
 from specviz.hosting.classroom import Classroom, RedisStore, new_token, poll_every
 from tests.browser.chromium import ARTIFACTS, cut_labels, streamlit_server, sync_api
 
@@ -156,6 +159,15 @@ def test_a_class_of_eight_across_two_servers_sharing_redis_through_pages_votes_a
         for s in students:
             expect(s.get_by_text(re.compile(r"The class answered \(8 votes\)")).last).to_be_visible(timeout=120_000)
 
+        # on past round 1 (the reveal showed its verify phase): the presenter's own screen shows each step
+        for phase in ("3. commit", "1. draft"):
+            teacher.get_by_role("button", name="Next phase").click()
+            expect(teacher.locator(".sv-phase.on").first).to_have_text(phase, timeout=120_000)
+        expect(teacher.get_by_text(re.compile(r"round 2\b")).first).to_be_visible()
+        for s in students:
+            expect(s.locator(".sv-phase.on").first).to_have_text("1. draft", timeout=120_000)
+            expect(s.get_by_text(re.compile(r"round 2\b")).first).to_be_visible(timeout=120_000)
+
         # the presenter reloads: presenter mode and the class go on
         assert "lead=" in teacher.url and "presenter=1" in teacher.url
         teacher.reload()
@@ -269,3 +281,43 @@ def test_a_poll_the_browser_sent_from_the_page_before_a_switch_costs_one_redraw_
             # and the app answers it in the same poll: lesson 5, whole, by a whole run
             assert told[-1].page_script_hash == pages["biased_admission"] and runs[-1] == []
             assert any("Biased admission" in t for t in texts(after))
+
+
+def test_a_presenter_whose_browser_missed_its_last_screen_gets_it_again_within_one_poll(redis_url, tmp_path):
+    """Under load Streamlit (1.67) can drop a run's messages before the browser gets them (appkit.screen):
+    the presenter's step then showed on every follower's screen but not on the presenter's own, which
+    stayed on the step before for good. The presenter's screen polls too (the count of followers,
+    every three seconds), and a tick whose address still carries an older screen number than the
+    session last drew, once the server has had its time to send it (appkit.screen.CATCH_UP_S), draws
+    the page again: a whole run, with the new number. A tick that carries the current number draws only its line."""
+    config = tmp_path / "specviz.toml"
+    config.write_text(f'[classes]\nstore = "{redis_url}"\n[sets.embedded]\nembedded = true\n')
+    code, key = Classroom(RedisStore(redis_url), 20, 60, 3600).start()
+    with streamlit_server({"SPECVIZ_CONFIG": str(config)}) as url:
+        with session(url) as teacher:
+            teacher.query = f"presenter=1&lead={code}.{key}"   # a presenter's own address (a reload resumes its class)
+            teacher.rerun("glossary")
+            teacher.run()   # a fresh server's first request runs the page alone (appkit.frame.ensure_frame)
+            teacher.rerun("glossary")
+            first = teacher.run()
+            assert any(f"Class {code}:" in t for t in texts(first))
+            polls = [m.delta.fragment_id for kind, m in first if kind == "delta" and m.delta.fragment_id
+                     and f"Class {code}:" in m.delta.new_element.markdown.body]   # the line of the class's count
+            assert len(polls) == 1 and any(m.auto_rerun.fragment_id == polls[0] and m.auto_rerun.interval == 3
+                                           for kind, m in first if kind == "auto_rerun")
+            glossary = next(p.page_script_hash for kind, m in first if kind == "navigation"
+                            for p in m.navigation.app_pages if p.url_pathname == "glossary")
+            number = int(re.search(r"seen=(\d+)", teacher.query)[1])
+            time.sleep(CATCH_UP_S + 1)
+
+            teacher.rerun("glossary", glossary, polls[0])   # the browser has the last screen: its line alone
+            runs = [list(m.metadata.run.fragment_ids) for kind, m in teacher.run() if kind == "new_session"]
+            assert runs == [polls]
+
+            teacher.query = teacher.query.replace(f"seen={number}", f"seen={number - 1}")   # it missed it
+            teacher.rerun("glossary", glossary, polls[0])
+            after = teacher.run()
+            runs = [list(m.metadata.run.fragment_ids) for kind, m in after if kind == "new_session"]
+            assert runs[0] == polls and runs[-1] == []   # the poll, then the whole page again
+            assert any("Glossary" in t for t in texts(after))
+            assert int(re.search(r"seen=(\d+)", teacher.query)[1]) > number
