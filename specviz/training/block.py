@@ -34,7 +34,7 @@ import torch.nn.functional as F
 from transformers import AutoModelForCausalLM, PreTrainedTokenizerFast
 
 from specviz.generator.drafters.block_model import BlockDrafterConfig, BlockDrafterModel, position_weights
-from specviz.training.lm import autocast, lr_at, report
+from specviz.training.lm import autocast, load_carry, lr_at, report, save_carry
 
 VARIANTS = {"dflash": dict(markov_rank=0), "dspark": dict(markov_rank=64)}
 # DLoop's drafter starts from the trained DSpark drafter and adds loop-aware steps: DLoop's
@@ -108,9 +108,11 @@ def drafter_loss(model, feats, tokens, t_logp, anchors, K: int, stages: int, gam
 
 
 def fit(models: dict, target, layers: list, text: torch.Tensor, steps: int, lr: float, ckpt: Path, log_path: Path,
-        batch: int, anchors: int, K: int, loop_stages: int, gamma: float, ckpt_every: int, seed: int) -> dict:
+        batch: int, anchors: int, K: int, loop_stages: int, gamma: float, ckpt_every: int, seed: int,
+        carry_dir: Path | None = None) -> dict:
     """Train `models` (name -> drafter) together on the same batches for `steps` optimizer steps,
-    resuming from `ckpt`; returns the run's state {"step", "seconds", "tokens"}."""
+    resuming from `ckpt`, else from the carry in `carry_dir` (as the target's run does,
+    `specviz.training.lm`); returns the run's state {"step", "seconds", "tokens"}."""
     opts = {name: torch.optim.AdamW(m.parameters(), lr=lr, weight_decay=0.0) for name, m in models.items()}
     state = {"step": 0, "seconds": 0.0, "tokens": 0}
     gen = torch.Generator().manual_seed(seed)
@@ -120,6 +122,8 @@ def fit(models: dict, target, layers: list, text: torch.Tensor, steps: int, lr: 
             models[name].load_state_dict(saved["models"][name])
             opts[name].load_state_dict(saved["opts"][name])
         state, _ = saved["state"], gen.set_state(saved["gen"])
+    elif carry_dir is not None and (carry_dir / "state.json").exists():
+        state = load_carry(torch.nn.ModuleDict(models), gen, carry_dir)
     log = log_path.open("a")
     hi = text.size(1) - loop_stages * K - 1
     t_last = time.time()
@@ -132,7 +136,7 @@ def fit(models: dict, target, layers: list, text: torch.Tensor, steps: int, lr: 
         stats = {}
         for name, m in models.items():
             for g in opts[name].param_groups:
-                g["lr"] = lr_at(state["step"], steps, lr, warmup=30)
+                g["lr"] = lr_at(state["step"], steps, lr, warmup=30, resumed_at=state.get("resumed_at"))
             stages = loop_stages if m.config.loop_aware else 1
             total, parts = 0.0, []
             for b in range(batch):
@@ -156,16 +160,19 @@ def fit(models: dict, target, layers: list, text: torch.Tensor, steps: int, lr: 
             torch.save({"models": {k: m.state_dict() for k, m in models.items()},
                         "opts": {k: o.state_dict() for k, o in opts.items()}, "state": state,
                         "gen": gen.get_state()}, ckpt)
+            if carry_dir is not None:
+                save_carry(torch.nn.ModuleDict(models), state, gen, carry_dir)
     return state
 
 
 def train_block_drafters(target_dir: Path, tok_dir: Path, text_paths: list[Path], models_dir: Path, work_dir: Path,
                          steps: int, loop_steps: int, batch: int = 8, anchors: int = 32, K: int = 8,
                          loop_stages: int = 3, gamma: float = 4.0, lr: float = 2e-3, loop_lr: float = 5e-4,
-                         ckpt_every: int = 50, seed: int = 0) -> dict:
+                         ckpt_every: int = 50, seed: int = 0, carry_dir: Path | None = None) -> dict:
     """DFlash and DSpark for `steps`, then DLoop's drafter: DSpark's weights and `loop_steps` loop-aware steps.
 
-    The step counts have no default: the shipped ones are `specviz.training.schedule.STEPS`.
+    The step counts have no default: the shipped ones are `specviz.training.schedule.STEPS`. With
+    `carry_dir`, each run also carries over there (`block/`, `block-loop/`) for a fresh machine.
     """
     torch.manual_seed(seed)
     tok = PreTrainedTokenizerFast.from_pretrained(tok_dir)
@@ -185,12 +192,13 @@ def train_block_drafters(target_dir: Path, tok_dir: Path, text_paths: list[Path]
     shape = dict(batch=batch, anchors=anchors, K=K, loop_stages=loop_stages, gamma=gamma, ckpt_every=ckpt_every)
     runs = {}
     state = fit(models, target, cfg["target_layers"], text, steps, lr, work_dir / "block.pt",
-                work_dir / "block.log", seed=seed, **shape)
+                work_dir / "block.log", seed=seed, carry_dir=carry_dir and carry_dir / "block", **shape)
     runs.update({name: dict(state, steps=steps, lr=lr) for name in models})
     loop = BlockDrafterModel(BlockDrafterConfig(**cfg, **LOOP)).attach_target(target)
     loop.load_state_dict(models["dspark"].state_dict())
     state = fit({"dspark-loop": loop}, target, cfg["target_layers"], text, loop_steps, loop_lr,
-                work_dir / "block-loop.pt", work_dir / "block-loop.log", seed=seed + 1, **shape)
+                work_dir / "block-loop.pt", work_dir / "block-loop.log", seed=seed + 1,
+                carry_dir=carry_dir and carry_dir / "block-loop", **shape)
     models["dspark-loop"] = loop
     runs["dspark-loop"] = dict(state, steps=loop_steps, lr=loop_lr,
                                initialized_from={"model": "drafter-dspark", "steps": steps})

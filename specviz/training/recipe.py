@@ -4,9 +4,9 @@ target text -> block drafters -> cards.
 `python -m specviz train all` runs every stage; each stage can be run alone and skips work
 that is already done (the corpus and tokenizer files exist; the target text resumes from its
 partial file; a model resumes from its checkpoint in `runs/`). Steps are fixed, not minutes,
-so a rerun trains the same schedule. The target's run is longer than a working session: it
-also carries over in `checkpoints/target/` (bf16 weights and state, committed), which a fresh
-machine resumes from (specviz.training.lm).
+so a rerun trains the same schedule. The target's and the block drafters' runs are longer than
+a working session: they also carry over in `checkpoints/` (`target/`, `block/`, `block-loop/`: bf16
+weights and state, committed), which a fresh machine resumes from (specviz.training.lm).
 
 The tokenizer is trained once: while `models/target/` ships one, the tokenizer stage copies it,
 so a retrained model set keeps the token ids the lessons and their saved traces were made with.
@@ -81,7 +81,7 @@ def run_stage(stage: str, steps: dict = STEPS) -> dict:
             return dict(zip(TARGET_TEXT, pool.map(write_text_file, TARGET_TEXT)))
     if stage == "block":
         return train_block_drafters(MODELS / "target", DATA / "tokenizer", [DATA / f for f in TARGET_TEXT], MODELS, RUNS,
-                                    steps=steps["block"], loop_steps=steps["loop"])
+                                    steps=steps["block"], loop_steps=steps["loop"], carry_dir=CARRY)
     if stage == "cards":
         corpus = json.loads((DATA / "corpus.json").read_text())
         facts = {"target": write_card(MODELS / "target", HELDOUT, corpus, "the target"),

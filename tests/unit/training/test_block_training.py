@@ -57,3 +57,18 @@ def test_an_interrupted_run_resumes_to_the_same_weights(tmp_path, text, monkeypa
     for name in NAMES:
         whole, resumed = (load_file(tmp_path / run / name / "model.safetensors") for run in ("whole", "resumed"))
         assert all((whole[k] == resumed[k]).all() for k in whole), name
+
+
+def test_a_fresh_machine_resumes_the_block_run_from_the_carry(tmp_path, text, monkeypatch):
+    """Planted bug: a carry written but never read (the run starts again from step 0)."""
+    carry = tmp_path / "carry"
+    block.train_block_drafters(MODELS_DIR / "target", MODELS_DIR / "target", text, tmp_path / "a", tmp_path / "a" / "runs",
+                               steps=2, loop_steps=2, carry_dir=carry, **TINY)
+    assert json.loads((carry / "block" / "state.json").read_text())["step"] == 2
+    assert {k.split(".")[0] for k in load_file(carry / "block" / "model.safetensors")} == {"dflash", "dspark"}
+    trained = []
+    monkeypatch.setattr(block, "report", lambda log, name, state, steps, news: trained.append((name, state["step"])))
+    facts = block.train_block_drafters(MODELS_DIR / "target", MODELS_DIR / "target", text, tmp_path / "b",
+                                       tmp_path / "b" / "runs", steps=4, loop_steps=2, carry_dir=carry, **TINY)
+    assert trained == [("block", 3), ("block", 4)]                    # no step again; the loop's carry was done
+    assert facts["dspark"]["target_tokens_seen"] == 4 * 2 * 24       # 2 carried + 2 new steps
