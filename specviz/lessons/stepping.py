@@ -105,9 +105,20 @@ class Stepper:
                     return False
         return True
 
-    def move(self, action: str) -> str | None:
+    def move(self, action: str, seen: Cursor | None = None) -> str | None:
         """Move the cursor: "forward" (a phase), "round", "back" or "reset". Returns the sentence to
-        show when the end stops it (None otherwise, and for "back", which has nothing to say)."""
+        show when the end stops it (None otherwise, and for "back", which has nothing to say).
+
+        `seen` is the cursor of the screen a button was pressed on: a press that reaches the server
+        after the cursor has moved on (the same click delivered twice by a busy server, or pressed
+        on a screen the browser had not yet replaced) moves nothing, so a click never moves two steps.
+
+        >>> s = Stepper(); s.cursor = Cursor(2, "verify")
+        >>> s.move("back", seen=Cursor(2, "commit")), s.cursor
+        (None, Cursor(shown=2, phase='verify'))
+        """
+        if seen is not None and seen != self.cursor:
+            return None
         new = {"forward": self.cursor.forward, "round": self.cursor.next_round, "back": self.cursor.back,
                "reset": Cursor}[action]()
         self.last_move = time.monotonic()

@@ -12,7 +12,7 @@ exception box; on lesson 5 its P(A) figures are whole at 1024 px.
 
 And sessions spoken to over the app's websocket as a browser speaks to it, to send at a known moment
 what a busy server's races make a browser send: a follower's poll from the page before a switch, a
-presenter's poll from a screen that never arrived (appkit.screen.polling).
+presenter's poll from a screen that never arrived (appkit.screen.polling), a click delivered twice.
 """
 import contextlib
 import re
@@ -198,14 +198,16 @@ class Socket:
     def __init__(self, url: str, ws):
         self.url, self.ws, self.query = url, ws, ""
 
-    def rerun(self, page: str, page_hash: str = "", fragment: str = ""):
-        """The browser's rerun request: its address (as the app last wrote it), the page it shows, and
-        the fragment a timer reruns."""
+    def rerun(self, page: str, page_hash: str = "", fragment: str = "", clicked: str = ""):
+        """The browser's rerun request: its address (as the app last wrote it), the page it shows, the
+        fragment a timer reruns, and the id of a button clicked."""
         msg = BackMsg()
         c = msg.rerun_script
         c.query_string, c.page_name, c.page_script_hash, c.fragment_id = self.query, page, page_hash, fragment
         c.is_auto_rerun = bool(fragment)
         c.widget_states.SetInParent()
+        if clicked:
+            c.widget_states.widgets.add(id=clicked, trigger_value=True)
         c.context_info.url = f"{self.url}/{page}"
         self.ws.send(msg.SerializeToString())
 
@@ -240,6 +242,40 @@ def texts(msgs) -> list[str]:
             if e.WhichOneof("type") in ("markdown", "heading"):
                 out.append(getattr(e, e.WhichOneof("type")).body)
     return out
+
+
+def phases(msgs) -> list[str]:
+    """Lesson 1's phase badges a run drew ("2. verify")."""
+    return [found for kind, m in msgs if kind == "delta" and m.delta.WhichOneof("type") == "new_element"
+            and m.delta.new_element.WhichOneof("type") == "html"
+            for found in re.findall(r'sv-phase on">([^<]+)<', m.delta.new_element.html.body)]
+
+
+def test_a_click_the_server_receives_twice_moves_lesson_1_once():
+    """A presenter's one click on Next phase once moved lesson 1 two phases, with thirty followers
+    on the server (scripts/class_load.py). Whatever delivers a click twice (a busy server, a click on
+    a screen the browser never replaced), each step button belongs to the screen it was drawn on
+    (its key and the cursor it carries, specviz.lessons.stepping.Stepper.move): the second delivery
+    of the same click moves nothing, and the next screen's button moves on."""
+    with streamlit_server() as url, session(url) as student:
+        student.rerun("draft_and_verify")
+        student.run()   # a fresh server's first request runs the page alone (appkit.frame.ensure_frame)
+        student.rerun("draft_and_verify")
+        ready = student.run()
+        page = next(p.page_script_hash for kind, m in ready if kind == "navigation"
+                    for p in m.navigation.app_pages if p.url_pathname == "draft_and_verify")
+
+        def next_phase(msgs) -> str:
+            return next(m.delta.new_element.button.id for kind, m in msgs if kind == "delta"
+                        and m.delta.new_element.button.label.startswith("Next phase"))
+        click = next_phase(ready)
+        student.rerun("draft_and_verify", page, clicked=click)
+        first = student.run()
+        assert phases(first) == ["1. draft"]
+        student.rerun("draft_and_verify", page, clicked=click)   # the same click, delivered again
+        assert phases(student.run()) == ["1. draft"]
+        student.rerun("draft_and_verify", page, clicked=next_phase(first))
+        assert phases(student.run()) == ["2. verify"]
 
 
 def test_a_poll_the_browser_sent_from_the_page_before_a_switch_costs_one_redraw_never_the_page(redis_url, tmp_path):
