@@ -57,7 +57,12 @@ def load_upload():
         appkit.forget_predictions("draft_")
 
 
-def move(action: str, seen: Cursor | None = None):
+def move(action: str):
+    """A step from the screen the browser shows: a live generation's address names its round and phase
+    (the link below), and a request carries the address of the screen it came from, so a click
+    delivered twice, or made on a screen the browser had not yet replaced, moves once."""
+    live = state.get("link") and not stepper.replay
+    seen = read_cursor(dict(st.query_params), limits.max_new_tokens)[0] if live else None
     S["draft_toast"] = stepper.move(action, seen)
 
 
@@ -129,23 +134,18 @@ def panel():
         move("forward")
     if stepper.playing != playing_at_start:
         st.rerun()   # start or stop the timer: the fragment's run_every is fixed per full run
-    # each step button belongs to the screen it is drawn on (its key and its cursor): a click that
-    # reaches the server twice, or once more from a screen the browser never replaced, moves once
-    cur: Cursor = stepper.cursor
-
-    def step(column, label: str, action: str, shortcut: str, **kw):
-        column.button(label, on_click=move, args=(action, cur), key=f"step_{action}_{cur.shown}_{cur.phase}",
-                      shortcut=shortcut, width="stretch", **kw)
     b = st.columns(5)   # \u00a0: a narrow button wraps its label at a word, never leaving an arrow alone
-    step(b[0], "◀ Back", "back", "Left")
-    step(b[1], "Next phase\u00a0▶", "forward", "Right", type="primary")
-    step(b[2], "Next round\u00a0»", "round", "N")
+    b[0].button("◀ Back", on_click=move, args=("back",), shortcut="Left", width="stretch")
+    b[1].button("Next phase\u00a0▶", on_click=move, args=("forward",), shortcut="Right", type="primary",
+                width="stretch")
+    b[2].button("Next round\u00a0»", on_click=move, args=("round",), shortcut="N", width="stretch")
     b[3].button("⏸ Pause" if stepper.playing else "▶ Play", on_click=stepper.toggle_play, shortcut="P",
                 width="stretch")
-    step(b[4], "↺ Reset", "reset", "Home")
+    b[4].button("↺ Reset", on_click=move, args=("reset",), shortcut="Home", width="stretch")
     if S.get("draft_toast"):
         st.info(S.pop("draft_toast"))
 
+    cur: Cursor = stepper.cursor
     if state.get("link") and not stepper.replay:
         appkit.set_link(state["link"] | cursor_params(cur))   # the address links to this round and phase
     verifier = trace.settings.verifier

@@ -254,9 +254,9 @@ def phases(msgs) -> list[str]:
 def test_a_click_the_server_receives_twice_moves_lesson_1_once():
     """A presenter's one click on Next phase once moved lesson 1 two phases, with thirty followers
     on the server (scripts/class_load.py). Whatever delivers a click twice (a busy server, a click on
-    a screen the browser never replaced), each step button belongs to the screen it was drawn on
-    (its key and the cursor it carries, specviz.lessons.stepping.Stepper.move): the second delivery
-    of the same click moves nothing, and the next screen's button moves on."""
+    a screen the browser never replaced), the request carries the address of the screen it came from,
+    which names that screen's round and phase (specviz.lessons.stepping.Stepper.move): the second
+    delivery of the same click moves nothing, and a click from the next screen moves on."""
     with streamlit_server() as url, session(url) as student:
         student.rerun("draft_and_verify")
         student.run()   # a fresh server's first request runs the page alone (appkit.frame.ensure_frame)
@@ -264,17 +264,16 @@ def test_a_click_the_server_receives_twice_moves_lesson_1_once():
         ready = student.run()
         page = next(p.page_script_hash for kind, m in ready if kind == "navigation"
                     for p in m.navigation.app_pages if p.url_pathname == "draft_and_verify")
-
-        def next_phase(msgs) -> str:
-            return next(m.delta.new_element.button.id for kind, m in msgs if kind == "delta"
-                        and m.delta.new_element.button.label.startswith("Next phase"))
-        click = next_phase(ready)
+        click = next(m.delta.new_element.button.id for kind, m in ready if kind == "delta"
+                     and m.delta.new_element.button.label.startswith("Next phase"))
+        address = student.query
+        assert "round=0" in address
         student.rerun("draft_and_verify", page, clicked=click)
-        first = student.run()
-        assert phases(first) == ["1. draft"]
-        student.rerun("draft_and_verify", page, clicked=click)   # the same click, delivered again
-        assert phases(student.run()) == ["1. draft"]
-        student.rerun("draft_and_verify", page, clicked=next_phase(first))
+        assert phases(student.run()) == ["1. draft"] and "round=1" in student.query
+        student.query = address                                   # the same click, delivered again
+        student.rerun("draft_and_verify", page, clicked=click)
+        assert phases(student.run()) == ["1. draft"] and "round=1&phase=draft" in student.query
+        student.rerun("draft_and_verify", page, clicked=click)   # a click on the screen it drew
         assert phases(student.run()) == ["2. verify"]
 
 
