@@ -57,12 +57,17 @@ def load_upload():
         appkit.forget_predictions("draft_")
 
 
+def live_link() -> dict | None:
+    """This page's link while it shows a live generation (its address then names the round and
+    phase on screen); None while replaying a trace, which puts no round in the address."""
+    return None if stepper.replay else state.get("link")
+
+
 def move(action: str):
-    """A step from the screen the browser shows: a live generation's address names its round and phase
-    (the link below), and a request carries the address of the screen it came from, so a click
-    delivered twice, or made on a screen the browser had not yet replaced, moves once."""
-    live = state.get("link") and not stepper.replay
-    seen = read_cursor(dict(st.query_params), limits.max_new_tokens)[0] if live else None
+    """A step from the screen the browser shows: a request carries the address of the screen it came
+    from (`live_link`), so a click delivered twice, or made on a screen the browser had not yet
+    replaced, moves once."""
+    seen = read_cursor(dict(st.query_params), limits.max_new_tokens)[0] if live_link() else None
     S["draft_toast"] = stepper.move(action, seen)
 
 
@@ -146,8 +151,8 @@ def panel():
         st.info(S.pop("draft_toast"))
 
     cur: Cursor = stepper.cursor
-    if state.get("link") and not stepper.replay:
-        appkit.set_link(state["link"] | cursor_params(cur))   # the address links to this round and phase
+    if live_link():
+        appkit.set_link(live_link() | cursor_params(cur))   # the address links to this round and phase
     verifier = trace.settings.verifier
     source = "following the presenter" if stepper.limit is not None else "replaying a saved trace" if stepper.replay else "live"
     # a chat target reads the prompt inside its template: show what it read
@@ -157,8 +162,8 @@ def panel():
         st.markdown(f"**Ready** ({source}). Press **Next phase** (→) to let the drafter propose its first block.")
         for n in trace.notices:
             st.info(n)
-        if state.get("link") and not stepper.replay:
-            appkit.share(state["link"] | cursor_params(cur), "draft_and_verify")
+        if live_link():
+            appkit.share(live_link() | cursor_params(cur), "draft_and_verify")
         return
     r = trace.rounds[cur.shown - 1]
     appkit.html(f'{tokens.phase_badges(cur.phase)} <b>round {r.index + 1}</b> · {source} · '
@@ -207,8 +212,8 @@ def panel():
     st.download_button("Download the recorded rounds (JSON)", trace.to_json, file_name="specviz-trace.json",
                        mime="application/json", on_click="ignore")
     slides(r, cur.phase, verifier, before)
-    if state.get("link") and not stepper.replay:
-        appkit.share(state["link"] | cursor_params(cur), "draft_and_verify")
+    if live_link():
+        appkit.share(live_link() | cursor_params(cur), "draft_and_verify")
 
 
 def slides(r, phase: str, verifier: str, before: list[str]):
