@@ -27,14 +27,15 @@ appkit.header(
 st.subheader("S·k + 1 against S(k + 1)")
 c1, c2 = st.columns(2)
 appkit.default("keep_dloop_S", 3)
-# The defaults (k = 4, S = 3, g = -8, the "He said, he said" preset) make the loop visible. Measured
-# with the shipped models, greedy, 32 new tokens, Generation(...).run() counting
-# len(r.drafter_info["stages"]) per round on the five presets: at k = 4 the gate opened in 0% of
-# rounds at g = -4 on four presets, in 54-83% at g = -8 (1.8-2.5 stages a round) and in 87-100%
-# at g = -10; at k = 3 it was already open in 98-100% of rounds at g = -8. On this preset at
-# k = 4, g = -8 it opened in 83% of rounds (57% without loop-aware training) and the later
-# stages added tokens (3.56 tokens a check with one stage, 5.33 looping); on the first preset
-# they added none (2.13 either way). k = 4 is also where these drafters do best in the bench.
+# The defaults (k = 4, S = 3, g = -8, the "She was very, very, very" preset) make the loop visible.
+# Measured with the shipped models, greedy, 32 new tokens, Generation(...).run() counting
+# len(r.drafter_info["stages"]) per round on the five prose presets: at k = 4 the gate opened in
+# 0-6% of rounds at g = -4 on four presets (all rounds of the "Yes," reply, which ends after 9
+# tokens), in 32-50% at g = -8 and in 94-100% at g = -10; at k = 3 it was already open in 95-100%
+# of rounds at g = -8. On this preset at k = 4, g = -8 it opened in 42% of rounds (as often without
+# loop-aware training). The later stages added no tokens on any preset (1.68-2.00 tokens a check
+# either way, the "Yes," reply 4.50): a later stage counts only when all k of the first survive,
+# so whether looping pays here is what the sweep below measures, not what this comment promises.
 appkit.default("keep_dloop_k", 4)
 S_ = c1.slider("stages S", 1, 6, key="keep_dloop_S")
 k = appkit.block_slider(c2, "proposals per stage k", 8, "keep_dloop_k")

@@ -1,5 +1,5 @@
-"""Shared fixtures (the embedded model set and a redis-server, once per test session) and the markers
-by folder."""
+"""Shared fixtures (the embedded model set, the corpus stage's text and a redis-server, once per test
+session) and the markers by folder."""
 import shutil
 import socket
 import subprocess
@@ -14,6 +14,15 @@ from specviz.generator.models import load_embedded
 @pytest.fixture(scope="session")
 def models():
     return load_embedded()
+
+
+@pytest.fixture(scope="session")
+def corpus(tmp_path_factory):
+    """The recipe's corpus stage, run as `python -m specviz train corpus` runs it (apt-get download):
+    (the folder it wrote, its facts)."""
+    from specviz.training.corpus import build_corpus
+    out = tmp_path_factory.mktemp("data")
+    return out, build_corpus(out)
 
 
 @pytest.fixture(autouse=True, scope="session")

@@ -3,7 +3,9 @@
 Every prompt here is cut from text that no training stage read: the prose prompts open
 passages of the held-out novel documents, the code prompts open functions of held-out
 standard-library files (`specviz.training.corpus`), so a speedup measured on them is what
-transfers to unseen text of that kind, not what the models memorised.
+transfers to unseen text of that kind, not what the models memorised. Among such openings these
+are ones a class can read: the target's greedy continuations of the prose do not loop, and those
+of the code parse as Python (tests/unit/training/test_shipped_models.py).
 
 `compare` measures both workloads with one drafter and one k, the same way lesson 7 measures
 one prompt (`specviz.lessons.cost.measure`), and `explain` reads the comparison with its spread:
@@ -19,28 +21,36 @@ from specviz.lessons.protocol import Spread, beats, ratio_spread, spread, within
 
 WORKLOADS = {
     "prose": [
-        "It would be well for the eldest sister if she were equally satisfied with her situation, for",
-        "The house and grounds, and furniture, were approved, the Crofts were approved,",
-        '"Your behaviour was certainly very wrong," said she; "because',
-        "There was merit in every drawing--in the least finished, perhaps the most; her style was",
-        "He stopped.--Emma dared not attempt any immediate reply. To speak, she was sure would",
-        "In the evening, when they were all three together, Marianne began voluntarily to speak of him again;",
-        '"All this she must possess," added Darcy, "and to all this she must yet add',
+        "In the evening, when they were all three together, Marianne began voluntarily to speak of",
+        "There was merit in every drawing--in the least finished, perhaps the most; her style",
+        "His good sense and good principles would delight you.--As far as the man is concerned, you could",
+        "The last office of the four carriage-horses was to draw Sir Walter, Miss Elliot, and",
+        "Her spring of felicity was in the glow of her spirits, as her friend Anne's was in the",
+        "He would have had a wife of whose temper he could make no complaint, but he",
+        "Mrs Clay's affections had overpowered her interest, and she had sacrificed, for the young",
     ],
+    # each cut at the end of a line, so the continuation starts a line as the file's author did
     "code": [
-        'def create_empty_file(filename):\n    """Create an empty file. If the file already exists, truncate it."""\n    fd = ',
-        'def open_dir_fd(path):\n    """Open a file descriptor to a directory."""\n    assert ',
+        'def create_empty_file(filename):\n    """Create an empty file. If the file already exists, truncate it."""\n'
+        '    fd = os.open(filename, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)\n',
+        'def open_dir_fd(path):\n    """Open a file descriptor to a directory."""\n    assert os.path.isdir(path)\n'
+        '    flags = os.O_RDONLY\n',
         'def fs_is_case_insensitive(directory):\n    """Detects if the file system for the specified directory\n'
-        '    is case-insensitive."""\n    import tempfile\n    with ',
-        'def guess_type(url, strict=True):\n    """Guess the type of a file based on its URL.\n\n'
-        '    Return value is a tuple (type, encoding) where type is None if the\n    type can',
-        'def change_cwd(path, quiet=False):\n    """Return a context manager that changes the current working directory.\n\n'
-        '    Arguments:\n\n      path: ',
-        'def add_type(type, ext, strict=True):\n    """Add a mapping between a type and an extension.\n\n'
-        '    When the extension is already known, the new\n    type will',
-        '    def global_matches(self, text):\n        """Compute matches when text is a simple name.\n\n'
-        '        Return a list of all keywords, built-in functions and names currently\n'
-        '        defined in self.namespace that match.\n\n        """\n        matches = []\n',
+        '    is case-insensitive."""\n    import tempfile\n',
+        'def skip_unless_symlink(test):\n    """Skip decorator for tests that require functional symlink"""\n'
+        '    ok = can_symlink()\n',
+        'def skip_unless_working_chmod(test):\n    """Skip tests that require working os.chmod()\n\n'
+        '    WASI SDK 15.0 cannot change file mode bits.\n    """\n    ok = can_chmod()\n',
+        'def fd_count():\n    """Count the number of open file descriptors.\n    """\n',
+        'def temp_cwd(name=\'tempcwd\', quiet=False):\n    """\n'
+        '    Context manager that temporarily creates and changes the CWD.\n\n'
+        '    The function temporarily changes the current working directory\n'
+        '    after creating a temporary directory in the current directory with\n'
+        '    name *name*.  If *name* is None, the temporary directory is\n'
+        '    created using tempfile.mkdtemp.\n\n'
+        '    If *quiet* is False (default) and it is not possible to\n'
+        '    create or change the CWD, an error is raised.  If *quiet* is True,\n'
+        '    only a warning is raised and the original CWD is used.\n\n    """\n',
     ],
 }
 LESSON_PROMPTS = 2      # prompts a workload in lesson 8: enough to average two openings, short enough for a class

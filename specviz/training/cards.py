@@ -77,12 +77,13 @@ def continuations(model, tok, prompts: list[str], n_new: int = 64) -> list[str]:
 
 
 def readable_facts(model, tok) -> dict:
-    """The held-out workload prompts' greedy 64-token continuations: each prose one's most
-    repeated word 4-gram count, and whether each code one parses to its last complete line."""
+    """The held-out workload prompts' greedy 64-token continuations: each one's most repeated
+    word 4-gram count, and whether each code one parses to its last complete line."""
     prose = continuations(model, tok, WORKLOADS["prose"])
     code = continuations(model, tok, WORKLOADS["code"])
     return {"prose_most_repeated_4gram": [most_repeated(t)[0] for t in prose],
-            "code_parses": [parses(p, t) for p, t in zip(WORKLOADS["code"], code)]}
+            "code_parses": [parses(p, t) for p, t in zip(WORKLOADS["code"], code)],
+            "code_most_repeated_4gram": [most_repeated(t)[0] for t in code]}
 
 
 def curve_rows(curve: list[dict], last: int = 6) -> str:
@@ -141,7 +142,8 @@ loaded in fp32 on a CPU.
 Greedy 64-token continuations of the {len(r['code_parses'])} held-out prompts of each workload (`specviz.lessons.workloads`):
 prose that loops (a word 4-gram 3 or more times): {sum(c >= 3 for c in r['prose_most_repeated_4gram'])} of {len(r['prose_most_repeated_4gram'])}
 (most repeated 4-gram counts {r['prose_most_repeated_4gram']}); code that parses to its last complete line:
-{sum(r['code_parses'])} of {len(r['code_parses'])}.
+{sum(r['code_parses'])} of {len(r['code_parses'])}; code that loops: {sum(c >= 3 for c in r['code_most_repeated_4gram'])} of {len(r['code_most_repeated_4gram'])}
+(most repeated 4-gram counts {r['code_most_repeated_4gram']}).
 
 ## Greedy samples
 
@@ -198,25 +200,37 @@ def saturation_note(temperatures: list[float] | None) -> str:
             "logit carries little information about survival, so the best fit flattens c_k towards 0.5.")
 
 
+def acceptance_length(models, name: str, prompts: list[str], k: int, new_tokens: int = 48,
+                      survival: list | None = None) -> float:
+    """Committed tokens per target pass of drafter `name` at block size `k`, greedy, over `prompts`
+    (rounded to 3 places); each proposal's predicted survival and whether it survived are appended
+    to `survival` as (a_k, accepted) pairs when given.
+
+    A round that accepts nothing still commits the target's own token, so the value is at least 1
+    and at most k + 1 (all k proposals and the bonus token).
+    """
+    from specviz.generator.engine import Generation
+    from specviz.generator.settings import Settings
+    committed = rounds = 0
+    for p in prompts:
+        trace = Generation(models, p, Settings(drafter=name, block_size=k, max_new_tokens=new_tokens)).run()
+        committed += len(trace.new_ids)
+        rounds += len(trace.rounds)
+        if survival is not None:
+            survival += [(a, r.accepted > i) for r in trace.rounds
+                         for i, a in enumerate(r.drafter_info.get("survival", [])[:len(r.proposed)])]
+    return round(committed / rounds, 3)
+
+
 def block_card(models, name: str, heldout: dict[str, Path], corpus: dict, block_sizes=(2, 4, 8),
                new_tokens: int = 48, ece_uncalibrated: float | None = None) -> dict:
     """Measure a block drafter on each workload's held-out prompts ({workload: file}) and write
     its card: acceptance length by workload and block size (greedy) and, with a confidence
     head, the calibration of prefix survival over both workloads."""
-    from specviz.generator.engine import Generation
-    from specviz.generator.settings import Settings
     prompts = {w: heldout_prompts(txt, models.tokenizer) for w, txt in heldout.items()}
     acceptance, pairs = {w: {} for w in prompts}, []
     for w, k in ((w, k) for w in prompts for k in block_sizes):
-        committed = rounds = 0
-        for p in prompts[w]:
-            trace = Generation(models, p, Settings(drafter=name, block_size=k, max_new_tokens=new_tokens)).run()
-            committed += len(trace.new_ids)
-            rounds += len(trace.rounds)
-            for r in trace.rounds:
-                for i, a in enumerate(r.drafter_info.get("survival", [])[:len(r.proposed)]):
-                    pairs.append((a, r.accepted > i))
-        acceptance[w][k] = round(committed / rounds, 3)
+        acceptance[w][k] = acceptance_length(models, name, prompts[w], k, new_tokens, pairs)
     model = models.drafter_models[name]
     path = Path(models.paths["drafters"][name])
     facts = json.loads((path / "training.json").read_text())

@@ -46,7 +46,7 @@ from specviz.generator.sampling import SamplingSettings, transform
 from specviz.generator.settings import Settings
 from specviz.generator.verify import residual, speculative_sampling, target_draw_matching
 
-PROMPT = "She had never been so happy as"
+PROMPT = "Elinor was not inclined to"
 SAMPLING = SamplingSettings(temperature=0.8, top_k=24, top_p=0.95)
 K = 4
 BINS = 6                 # top tokens of p with a bin of their own; the rest share one

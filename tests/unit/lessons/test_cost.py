@@ -147,7 +147,7 @@ def test_a_stage_cost_is_shown_as_a_number_only_when_every_run_priced_it_above_z
 def test_the_sweep_measures_one_stage_beside_every_threshold_and_prices_from_those_runs(models):
     from specviz.lessons.sweep import stage_prices, threshold_sweep
     told = []
-    res = threshold_sweep(models, "He said, he said, he said, he said,", ["dloop"], [-8.0, -1.0], k=4, max_stages=3,
+    res = threshold_sweep(models, "She was very, very, very", ["dloop"], [-8.0, -1.0], k=4, max_stages=3,
                           max_new_tokens=16, repeats=2, progress=lambda done, total, name: told.append(name))
     one, (open_, shut) = res["one_stage"]["dloop"], res["rows"]
     assert told[:4] == ["plain decoding", "dloop, one stage a round", "dloop, g = -8", "dloop, g = -1"]

@@ -9,15 +9,7 @@ from specviz.generator.engine import Generation
 from specviz.generator.settings import Settings
 from specviz.lessons.protocol import Spread, within_noise
 from specviz.lessons.workloads import PARTS, WORKLOADS, compare, explain
-from specviz.training.corpus import EOT, build_corpus
-
-
-@pytest.fixture(scope="module")
-def corpus(tmp_path_factory):
-    """The recipe's corpus stage, run as `python -m specviz train corpus` runs it (apt-get download)."""
-    out = tmp_path_factory.mktemp("data")
-    facts = build_corpus(out)
-    return out, facts
+from specviz.training.corpus import EOT
 
 
 def test_every_workload_prompt_is_cut_from_held_out_text_no_stage_trains_on(corpus):
