@@ -225,6 +225,9 @@ def _check_verifier(s: Settings, r, k: int, left: int) -> None:
 
 
 def _check_stages(info: dict) -> None:
+    if info.get("stages") and info.get("threshold") is not None and "max_stages" not in info:
+        # the gate's rule reads the stage limit beside g (lessons.inside.gate_reason)
+        raise ValueError("drafter_info gives the gate's threshold without max_stages, the stage limit it read")
     end = 0
     for j, st in enumerate(info.get("stages", [])):
         if st["start"] != end or st["end"] <= st["start"]:

@@ -65,6 +65,13 @@ def test_more_accepted_than_proposed_is_refused(recorded):
     assert refusal(d) == "round 3: accepted 99 exceeds the 4 proposals"
 
 
+def test_stages_without_the_stage_limit_are_refused(recorded):
+    """Lesson 1's stage table works each gate decision out again from g and the limit S: without S it
+    has no rule to apply, so the trace is refused rather than drawn with a table that fails."""
+    d = edited(recorded["greedy-dloop"], lambda d: d["rounds"][0]["drafter_info"].pop("max_stages"))
+    assert refusal(d) == "round 1: drafter_info gives the gate's threshold without max_stages, the stage limit it read"
+
+
 def test_token_ids_outside_the_recorded_vocabulary_are_refused(recorded):
     too_big = edited(recorded["greedy-ar"], lambda d: d["rounds"][1]["proposed"].__setitem__(0, 10**12))
     assert refusal(too_big) == "round 2: a token id 1000000000000 is outside the vocabulary of 6144 tokens"
