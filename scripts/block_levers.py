@@ -1,0 +1,132 @@
+"""Which lever pays for the block drafters: a second draft layer, or a different share of code in
+the text they learn from. A measurement, not a recipe stage.
+
+Run from the repository root, after `python -m specviz train target-text` (it reads the shipped
+DSpark drafter, the target and the target text in data/): `python -m scripts.block_levers --steps 600`.
+
+Three drafters start from the shipped DSpark drafter (`models/drafter-dspark`) and train `--steps`
+more steps:
+
+- "one layer": as shipped, on the recipe's target text (its prompts come from the training mix,
+  about half code);
+- "two layers": the shipped drafter with a second draft layer on top, whose output projections
+  (attention and MLP) start at zero, so it starts as exactly the shipped drafter and can only
+  learn to use the new layer; trained on the same batches as "one layer", which separates what
+  the layer brings from what more steps bring;
+- "prose x3": one layer, on the same target text with the rows that continue a prose prompt
+  written three times (`prose_rows` tells them apart), so the drafter sees mostly prose.
+
+Then it measures each as the cards do (`specviz.training.cards.acceptance_length`: greedy, 12
+held-out prompts a workload, 48 new tokens) at k = 2, 4, 8, beside the shipped drafter, and the
+median milliseconds of one drafting forward of a block of 8 after a 128-token context, since a
+layer's acceptance is worth what its time costs. All keep the shipped drafter's confidence
+temperatures. It prints one JSON object; the trained weights stay in runs/block_levers/.
+
+What it leaves out: drafters trained from scratch (the block run's hours on 2 cores, for each
+variant), DFlash and the loop-aware drafter (the same change would be made to them alike).
+"""
+import argparse
+import json
+import re
+import statistics
+import time
+
+import numpy as np
+import torch
+
+from specviz.generator.drafters.block_model import BlockDrafterConfig, BlockDrafterModel
+from specviz.generator.models import MODELS_DIR, load_embedded, load_model
+from specviz.training.block import fit
+from specviz.training.cards import acceptance_length, heldout_prompts
+from specviz.training.recipe import DATA, HELDOUT, RUNS, TARGET_TEXT
+
+PROMPT_LEN = 32     # the corpus window each target-text row starts with (specviz.training.target_text)
+PYTHON = re.compile(r"=|#|\n {4}|\bdef |\bimport |\bself\.")
+
+
+def prose_rows(text: torch.Tensor, tok) -> torch.Tensor:
+    """Which rows continue a prose prompt: no `=`, `#`, indented line, def, import or self. in the
+    row's first PROMPT_LEN ids (the novels have none of these, nearly every Python window of 32
+    tokens has one; a parenthesis would not do, Austen opens them too).
+
+    >>> from transformers import PreTrainedTokenizerFast
+    >>> tok = PreTrainedTokenizerFast.from_pretrained("models/target")
+    >>> rows = [tok.encode("It is a truth universally acknowledged, that a single man")[:8],
+    ...         tok.encode("def mean(values):\\n    return sum(values)")[:8]]
+    >>> prose_rows(torch.tensor(rows), tok).tolist()
+    [True, False]
+    """
+    return torch.tensor([not PYTHON.search(tok.decode(r[:PROMPT_LEN])) for r in text.tolist()])
+
+
+def grown(drafter: BlockDrafterModel) -> BlockDrafterModel:
+    """`drafter` with one more draft layer on top that starts as the identity (zero output projections)."""
+    config = BlockDrafterConfig(**{**drafter.config.to_dict(), "num_layers": drafter.config.num_layers + 1})
+    two = BlockDrafterModel(config)
+    missing, unexpected = two.load_state_dict(drafter.state_dict(), strict=False)
+    assert not unexpected and all(k.startswith(f"layers.{drafter.config.num_layers}.") for k in missing), missing
+    new = two.layers[-1]
+    torch.nn.init.zeros_(new.o.weight)
+    torch.nn.init.zeros_(new.down.weight)
+    return two
+
+
+@torch.no_grad()
+def draft_ms(models, name: str, k: int = 8, context: int = 128, repeats: int = 30) -> float:
+    """Median ms of one drafting forward of a block of k after `context` target positions."""
+    m = models.drafter_models[name]
+    feats = torch.randn(context, m.config.hidden_size * len(m.config.target_layers))
+    kv = m.context_kv(m.context_features(feats), torch.arange(context))
+    block = torch.full((k,), m.config.mask_token_id)
+    pos = torch.arange(context, context + k)
+    times = []
+    for _ in range(repeats):
+        t = time.perf_counter()
+        m.lm_head(m.forward_block(block, pos, kv))
+        times.append((time.perf_counter() - t) * 1e3)
+    return round(statistics.median(times), 2)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--steps", type=int, default=600)
+    ap.add_argument("--lr", type=float, default=1e-3)
+    args = ap.parse_args()
+    models = load_embedded()
+    target, shipped = models.target, models.drafter_models["dspark"]
+    text = torch.from_numpy(np.concatenate([np.load(DATA / f) for f in TARGET_TEXT]).astype(np.int64))
+    prose = prose_rows(text, models.tokenizer)
+    mixes = {"recipe": text, "prose x3": torch.cat([text[prose]] * 3 + [text[~prose]])}
+
+    def fresh():
+        return BlockDrafterModel.from_pretrained(MODELS_DIR / "drafter-dspark", dtype=torch.float32).attach_target(target)
+
+    runs = {"recipe": {"one layer": fresh(), "two layers": grown(fresh()).attach_target(target)},
+            "prose x3": {"prose x3": fresh()}}
+    out = RUNS / "block_levers"
+    out.mkdir(parents=True, exist_ok=True)
+    minutes = 0.0
+    for mix, trained in runs.items():       # the drafters of one mix train on the same batches
+        state = fit(trained, target, shipped.config.target_layers, mixes[mix], args.steps, args.lr,
+                    out / f"{mix}.pt", out / "fit.log", batch=8, anchors=32, K=8, loop_stages=1, gamma=4.0,
+                    ckpt_every=50, seed=11)
+        minutes += state["seconds"] / 60
+        for label, m in trained.items():    # stored and loaded back as the shipped drafters are (bf16 on disk)
+            m.to(torch.bfloat16).save_pretrained(out / label)
+    labels = [label for trained in runs.values() for label in trained]
+    prompts = {w: heldout_prompts(txt, models.tokenizer) for w, txt in HELDOUT.items()}
+    result = {"steps": args.steps, "lr": args.lr, "train_minutes": round(minutes, 1),
+              "prose_rows": f"{int(prose.sum())} of {len(text)}", "drafters": {}}
+    for label in ("shipped", *labels):
+        m = shipped if label == "shipped" else load_model(out / label, models.device, models.dtype, target)
+        models.drafter_models["dspark"] = m
+        result["drafters"][label] = {
+            "layers": m.config.num_layers,
+            "acceptance": {w: {k: acceptance_length(models, "dspark", p, k) for k in (2, 4, 8)} for w, p in prompts.items()},
+            "draft_ms_block_8": draft_ms(models, "dspark")}
+        print(json.dumps({label: result["drafters"][label]}), flush=True)
+    print(json.dumps(result, indent=1))
+
+
+if __name__ == "__main__":
+    main()
