@@ -28,7 +28,7 @@ MEASURE = {"parallel_drafting": ["Time drafting at k = 1, 2, 4, 8"],
 # left out: lesson 9's float32-against-bfloat16 search (over 15 minutes on a busy 2-core CPU); its table is an
 # st.table like the rest, and the lesson's live DLoop table is measured
 # a lesson's link can narrow a long measurement: lesson 6 sweeps one threshold, not three (minutes on a busy CPU)
-LINK = {"dloop": "&sweep=-8"}
+LINK = {"dloop": "&sweep=-10"}
 
 # Elements that reach past the window's right edge and are not clipped by a box that scrolls or
 # hides its overflow inside the window.
