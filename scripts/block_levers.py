@@ -4,7 +4,7 @@ the text they learn from. A measurement, not a recipe stage.
 Run from the repository root, after `python -m specviz train target-text` (it reads the shipped
 DSpark drafter, the target and the target text in data/): `python -m scripts.block_levers --steps 600`.
 
-Three drafters start from the shipped DSpark drafter (`models/drafter-dspark`) and train `--steps`
+Drafters start from the shipped DSpark drafter (`models/drafter-dspark`) and train `--steps`
 more steps:
 
 - "one layer": as shipped, on the recipe's target text (its prompts come from the training mix,
@@ -14,7 +14,13 @@ more steps:
   learn to use the new layer; trained on the same batches as "one layer", which separates what
   the layer brings from what more steps bring;
 - "prose x3": one layer, on the same target text with the rows that continue a prose prompt
-  written three times (`prose_rows` tells them apart), so the drafter sees mostly prose.
+  written three times (`prose_rows` tells them apart), so the drafter sees mostly prose;
+- "fresh text": one layer, on as many rows as one recipe file (2,048) that the target writes
+  anew from other corpus windows (half sampled, half greedy, as the recipe's), which the shipped
+  drafter has never seen where it has seen the recipe's rows about eight times.
+
+`--variants` picks some of them (comma-separated names); the fresh text is written once into
+runs/block_levers/ (about 10 minutes on 2 cores) and read back on later runs.
 
 Then it measures each as the cards do (`specviz.training.cards.acceptance_length`: greedy, 12
 held-out prompts a workload, 48 new tokens) at k = 2, 4, 8, beside the shipped drafter, and the
@@ -38,9 +44,16 @@ from specviz.generator.drafters.block_model import BlockDrafterConfig, BlockDraf
 from specviz.generator.models import MODELS_DIR, load_embedded, load_model
 from specviz.training.block import fit
 from specviz.training.cards import acceptance_length, heldout_prompts
-from specviz.training.recipe import DATA, HELDOUT, RUNS, TARGET_TEXT
+from specviz.training.lm import encode_corpus
+from specviz.training.recipe import DATA, HELDOUT, MODELS, RUNS, TARGET_TEXT
+from specviz.training.target_text import write_target_text
 
 PROMPT_LEN = 32     # the corpus window each target-text row starts with (specviz.training.target_text)
+OUT = RUNS / "block_levers"
+VARIANTS = {"one layer": ("recipe", 1), "two layers": ("recipe", 2), "prose x3": ("prose x3", 1),
+            "fresh text": ("fresh", 1)}     # name -> (the text it trains on, draft layers)
+# the fresh text's files -> (temperature, seed): seeds far from the recipe's 0..31 and 5000..5031
+FRESH = {"fresh_sampled.npy": (0.8, 10000), "fresh_greedy.npy": (0.0, 15000)}
 PYTHON = re.compile(r"=|#|\n {4}|\bdef |\bimport |\bself\.")
 
 
@@ -71,6 +84,14 @@ def grown(drafter: BlockDrafterModel) -> BlockDrafterModel:
     return two
 
 
+def fresh_text(tok) -> torch.Tensor:
+    """2,048 rows the target writes from corpus windows the recipe's target text did not use."""
+    corpus = encode_corpus(tok, DATA / "train.txt")
+    for name, (temperature, seed) in FRESH.items():
+        write_target_text(MODELS / "target", corpus, OUT / name, sequences=1024, temperature=temperature, seed=seed)
+    return torch.from_numpy(np.concatenate([np.load(OUT / f) for f in FRESH]).astype(np.int64))
+
+
 @torch.no_grad()
 def draft_ms(models, name: str, k: int = 8, context: int = 128, repeats: int = 30) -> float:
     """Median ms of one drafting forward of a block of k after `context` target positions."""
@@ -91,34 +112,41 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--steps", type=int, default=600)
     ap.add_argument("--lr", type=float, default=1e-3)
+    ap.add_argument("--variants", default=",".join(VARIANTS), help="comma-separated, from: " + ", ".join(VARIANTS))
     args = ap.parse_args()
+    chosen = args.variants.split(",")
+    unknown = [v for v in chosen if v not in VARIANTS]
+    if unknown:
+        ap.error(f"unknown variants {unknown}; choose from {list(VARIANTS)}")
     models = load_embedded()
     target, shipped = models.target, models.drafter_models["dspark"]
+    OUT.mkdir(parents=True, exist_ok=True)
     text = torch.from_numpy(np.concatenate([np.load(DATA / f) for f in TARGET_TEXT]).astype(np.int64))
     prose = prose_rows(text, models.tokenizer)
-    mixes = {"recipe": text, "prose x3": torch.cat([text[prose]] * 3 + [text[~prose]])}
+    mixes = {"recipe": lambda: text, "prose x3": lambda: torch.cat([text[prose]] * 3 + [text[~prose]]),
+             "fresh": lambda: fresh_text(models.tokenizer)}
 
-    def fresh():
-        return BlockDrafterModel.from_pretrained(MODELS_DIR / "drafter-dspark", dtype=torch.float32).attach_target(target)
+    def start(layers: int) -> BlockDrafterModel:
+        one = BlockDrafterModel.from_pretrained(MODELS_DIR / "drafter-dspark", dtype=torch.float32)
+        return (grown(one) if layers == 2 else one).attach_target(target)
 
-    runs = {"recipe": {"one layer": fresh(), "two layers": grown(fresh()).attach_target(target)},
-            "prose x3": {"prose x3": fresh()}}
-    out = RUNS / "block_levers"
-    out.mkdir(parents=True, exist_ok=True)
+    runs = {}
+    for label in chosen:
+        mix, layers = VARIANTS[label]
+        runs.setdefault(mix, {})[label] = start(layers)
     minutes = 0.0
     for mix, trained in runs.items():       # the drafters of one mix train on the same batches
-        state = fit(trained, target, shipped.config.target_layers, mixes[mix], args.steps, args.lr,
-                    out / f"{mix}.pt", out / "fit.log", batch=8, anchors=32, K=8, loop_stages=1, gamma=4.0,
+        state = fit(trained, target, shipped.config.target_layers, mixes[mix](), args.steps, args.lr,
+                    OUT / f"{mix}.pt", OUT / "fit.log", batch=8, anchors=32, K=8, loop_stages=1, gamma=4.0,
                     ckpt_every=50, seed=11)
         minutes += state["seconds"] / 60
         for label, m in trained.items():    # stored and loaded back as the shipped drafters are (bf16 on disk)
-            m.to(torch.bfloat16).save_pretrained(out / label)
-    labels = [label for trained in runs.values() for label in trained]
+            m.to(torch.bfloat16).save_pretrained(OUT / label)
     prompts = {w: heldout_prompts(txt, models.tokenizer) for w, txt in HELDOUT.items()}
     result = {"steps": args.steps, "lr": args.lr, "train_minutes": round(minutes, 1),
               "prose_rows": f"{int(prose.sum())} of {len(text)}", "drafters": {}}
-    for label in ("shipped", *labels):
-        m = shipped if label == "shipped" else load_model(out / label, models.device, models.dtype, target)
+    for label in ("shipped", *chosen):
+        m = shipped if label == "shipped" else load_model(OUT / label, models.device, models.dtype, target)
         models.drafter_models["dspark"] = m
         result["drafters"][label] = {
             "layers": m.config.num_layers,
