@@ -23,10 +23,10 @@ more steps:
 runs/block_levers/ (about 10 minutes on 2 cores) and read back on later runs.
 
 Then it measures each as the cards do (`specviz.training.cards.acceptance_length`: greedy, 12
-held-out prompts a workload, 48 new tokens) at k = 2, 4, 8, beside the shipped drafter, and the
-median milliseconds of one drafting forward of a block of 8 after a 128-token context, since a
-layer's acceptance is worth what its time costs. All keep the shipped drafter's confidence
-temperatures. It prints one JSON object; the trained weights stay in runs/block_levers/.
+held-out prompts a workload, 48 new tokens) at k = 2, 4, 8, beside the shipped drafter, and its
+drafting milliseconds a round at k = 8 as lesson 3 times them (`specviz.lessons.parallel.draft_cost`
+on the first preset), since a layer's acceptance is worth what its time costs. All keep the shipped
+drafter's confidence temperatures. It prints one JSON object; the trained weights stay in runs/block_levers/.
 
 What it leaves out: drafters trained from scratch (the block run's hours on 2 cores, for each
 variant), DFlash and the loop-aware drafter (the same change would be made to them alike).
@@ -34,14 +34,14 @@ variant), DFlash and the loop-aware drafter (the same change would be made to th
 import argparse
 import json
 import re
-import statistics
-import time
 
 import numpy as np
 import torch
 
 from specviz.generator.drafters.block_model import BlockDrafterConfig, BlockDrafterModel
 from specviz.generator.models import MODELS_DIR, load_embedded, load_model
+from specviz.lessons.parallel import draft_cost
+from specviz.lessons.presets import PRESETS
 from specviz.training.block import fit
 from specviz.training.cards import acceptance_length, heldout_prompts
 from specviz.training.lm import encode_corpus
@@ -92,22 +92,6 @@ def fresh_text(tok) -> torch.Tensor:
     return torch.from_numpy(np.concatenate([np.load(OUT / f) for f in FRESH]).astype(np.int64))
 
 
-@torch.no_grad()
-def draft_ms(models, name: str, k: int = 8, context: int = 128, repeats: int = 30) -> float:
-    """Median ms of one drafting forward of a block of k after `context` target positions."""
-    m = models.drafter_models[name]
-    feats = torch.randn(context, m.config.hidden_size * len(m.config.target_layers))
-    kv = m.context_kv(m.context_features(feats), torch.arange(context))
-    block = torch.full((k,), m.config.mask_token_id)
-    pos = torch.arange(context, context + k)
-    times = []
-    for _ in range(repeats):
-        t = time.perf_counter()
-        m.lm_head(m.forward_block(block, pos, kv))
-        times.append((time.perf_counter() - t) * 1e3)
-    return round(statistics.median(times), 2)
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--steps", type=int, default=600)
@@ -151,7 +135,7 @@ def main():
         result["drafters"][label] = {
             "layers": m.config.num_layers,
             "acceptance": {w: {k: acceptance_length(models, "dspark", p, k) for k in (2, 4, 8)} for w, p in prompts.items()},
-            "draft_ms_block_8": draft_ms(models, "dspark")}
+            "draft_ms_k8": draft_cost(models, PRESETS[0], ["dspark"], [8])[0]["draft_ms"]}
         print(json.dumps({label: result["drafters"][label]}), flush=True)
     print(json.dumps(result, indent=1))
 

@@ -171,11 +171,13 @@ def test_lesson1_states_each_planted_round_s_outcome_and_each_row_s_comparison()
     at = AppTest.from_file(APP, default_timeout=120).run().switch_page(PAGE).run()
     assert not at.exception, [e.value for e in at.exception]
     m = app_models(at)
+    def endings(trace) -> list[str]:
+        return [r.emitted[-1]["kind"] for r in trace.rounds]
+
     runs = (Generation(m, p, Settings.greedy("ar", 24, block_size=3)).run() for p in PRESETS)
     # the first preset with a round whose proposals all survived and one that failed
-    greedy, kinds = next((t, k) for t in runs for k in [[r.emitted[-1]["kind"] for r in t.rounds]]
-                         if "bonus" in k and "correction" in k)
-    b, c = kinds.index("bonus"), kinds.index("correction")
+    greedy = next(t for t in runs if {"bonus", "correction"} <= set(endings(t)))
+    b, c = endings(greedy).index("bonus"), endings(greedy).index("correction")
     upload(at, "greedy.json", greedy)
     for _ in range(b):
         press(at, "Next round")                      # round b shown whole...

@@ -14,6 +14,7 @@ from specviz.lessons.presets import PRESETS
 from specviz.lessons.workloads import WORKLOADS
 from specviz.training.cards import acceptance_length, continuations, heldout_prompts
 from specviz.training.readable import loops, parses
+from specviz.training.recipe import HELDOUT
 
 
 @pytest.fixture(scope="module")
@@ -47,7 +48,6 @@ def test_dspark_accepts_more_than_dflash_at_k_4_on_the_cards_held_out_prompts(mo
     conditioning each draft position on the one before it keeps more of a block than drafting all
     positions at once."""
     folder, _ = corpus
-    text = folder / {"prose": "heldout.txt", "code": "heldout_code.txt"}[workload]
-    prompts = heldout_prompts(text, models.tokenizer)
+    prompts = heldout_prompts(folder / HELDOUT[workload].name, models.tokenizer)
     assert len(prompts) == 12
     assert acceptance_length(models, "dspark", prompts, 4) > acceptance_length(models, "dflash", prompts, 4)
