@@ -217,6 +217,30 @@ def test_lesson8_names_what_moved_in_a_planted_comparison_and_nothing_inside_the
     assert "surviving prefix, so" not in body and "prose's favour" not in body
 
 
+def test_lesson8_table_shows_the_numbers_its_sentence_cites(short_runs):
+    """The table's rows are the medians workloads.explain reads, not the pooled ratios beside them in the
+    comparison: with two prompts those differ (2.29 pooled, 2.30 the median), and a table that says 2.29
+    under a sentence that says 2.30 contradicts itself on the projector."""
+    at = open_page("pages/reading_a_speedup.py")
+    both = {"settings": at.session_state["measurement"]["settings"]}
+    for name, per_forward in (("prose", 1.64), ("code", 2.30)):
+        nine = {"median": 9.0, "low": 8.9, "high": 9.1, "runs": 6}
+        both[name] = {"speedup": {"median": 1.0, "low": 0.9, "high": 1.1, "runs": 6}, "per_forward": per_forward - 0.01,
+                      "draft_ms_per_round": 4.0, "verify_ms_per_round": 10.0, "plain_ms_per_token": 8.0,
+                      "spreads": {"per_forward": {"median": per_forward, "low": per_forward - 0.1,
+                                                  "high": per_forward + 0.1, "runs": 6},
+                                  "draft_ms": {"median": 4.6, "low": 4.5, "high": 4.7, "runs": 6},
+                                  "verify_ms": {"median": 15.7, "low": 15.6, "high": 15.8, "runs": 6}, "plain_ms": nine}}
+    at.session_state["speedup_workloads"] = both
+    at.run()
+    table = at.table[-1].value
+    assert list(table.loc["tokens per target forward"]) == ["1.64", "2.30"]
+    assert list(table.loc["drafting a round"]) == ["4.6 ms", "4.6 ms"]
+    assert list(table.loc["verifying a round"]) == ["15.7 ms", "15.7 ms"]
+    assert list(table.loc["plain decoding"]) == ["9.0 ms a token", "9.0 ms a token"]
+    assert "2.30 tokens per target forward on code against 1.64 on prose" in text(at)
+
+
 def test_a_prompt_box_offers_code_beside_prose_and_runs_it():
     at = open_page("pages/sampling_lossless.py")
     box = at.selectbox(key="keep_sampling_prompt")
