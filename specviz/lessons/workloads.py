@@ -58,8 +58,8 @@ LESSON_PROMPTS = 2      # prompts a workload in lesson 8: enough to average two 
 
 def compare(models, settings, repeats: int = 3, prompts: int = LESSON_PROMPTS, progress=None) -> dict:
     """Plain and speculative decoding (`settings`) on the first `prompts` prompts of each workload:
-    {workload: {"speedup": Spread as a dict, "per_forward", "draft_ms_per_round", "verify_ms_per_round",
-    "plain_ms_per_token", "spreads"}}. Runs of the prompts are paired run by run, as `measure` pairs them.
+    {workload: {"speedup": Spread as a dict, "spreads"}}. Runs of the prompts are paired run by run, as
+    `measure` pairs them.
 
     "spreads" holds, as Spread dicts over every run of every prompt, what a speedup is made of
     (plain ms per token × tokens per target forward / ms a round): "per_forward", "draft_ms" and
@@ -71,14 +71,8 @@ def compare(models, settings, repeats: int = 3, prompts: int = LESSON_PROMPTS, p
         runs = [measure(models, p, settings, repeats, progress) for p in texts[:prompts]]
         plain = [t for r in runs for t in r["plain"]["runs_ms_per_token"]]
         spec = [t for r in runs for t in r["speculative"]["runs_ms_per_token"]]
-        costs = [r["speculative"]["costs"] for r in runs]
-        rounds = sum(c["rounds"] for c in costs)
         each = [c for r in runs for c in r["speculative"]["runs_costs"]]
         out[name] = {"speedup": ratio_spread(plain, spec).as_dict(),
-                     "per_forward": sum(c["tokens"] for c in costs) / rounds,
-                     "draft_ms_per_round": sum(c["draft_ms"] for c in costs) / rounds,
-                     "verify_ms_per_round": sum(c["verify_ms"] for c in costs) / rounds,
-                     "plain_ms_per_token": sorted(plain)[(len(plain) - 1) // 2],
                      "spreads": {"per_forward": spread([c["tokens"] / c["rounds"] for c in each]).as_dict(),
                                  "draft_ms": spread([c["draft_ms"] / c["rounds"] for c in each]).as_dict(),
                                  "verify_ms": spread([c["verify_ms"] / c["rounds"] for c in each]).as_dict(),
