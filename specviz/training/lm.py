@@ -49,13 +49,19 @@ def encode_corpus(tok: PreTrainedTokenizerFast, txt: Path) -> np.ndarray:
     sources = [txt, Path(tok.name_or_path) / "tokenizer.json"]
     if cache.exists() and all(cache.stat().st_mtime > s.stat().st_mtime for s in sources if s.exists()):
         return np.load(cache)
-    eot = tok.convert_tokens_to_ids(EOT)
-    ids = []
-    for doc in txt.read_text(encoding="utf-8").split(EOT):
-        ids += tok.encode(doc) + [eot]
-    arr = np.array(ids, dtype=np.uint16)
+    arr = encode_text(tok, txt.read_text(encoding="utf-8"))
     np.save(cache, arr)
     return arr
+
+
+def encode_text(tok: PreTrainedTokenizerFast, text: str) -> np.ndarray:
+    """Token ids of corpus text, each document followed by the end-of-text id (uncached, so a
+    comparison of tokenizers reads one text in each)."""
+    eot = tok.convert_tokens_to_ids(EOT)
+    ids = []
+    for doc in text.split(EOT):
+        ids += tok.encode(doc) + [eot]
+    return np.array(ids, dtype=np.uint16)
 
 
 def make_config(tok: PreTrainedTokenizerFast, sizes: dict) -> LlamaConfig:

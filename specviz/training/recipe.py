@@ -73,7 +73,7 @@ def run_stage(stage: str, steps: dict = STEPS) -> dict:
                         steps=steps["target"], lr=1.5e-3, warmup=200, curve_every=500, carry_dir=CARRY / "target")
     if stage == "drafter":
         return train_lm("drafter-ar", DRAFTER_CONFIG, DATA / "tokenizer", DATA, MODELS / "drafter-ar",
-                        RUNS, steps=steps["drafter"], lr=2e-3, teacher=MODELS / "target")
+                        RUNS, steps=steps["drafter"], lr=2e-3, teacher=MODELS / "target", curve_every=300)
     if stage == "target-text":
         tok = PreTrainedTokenizerFast.from_pretrained(DATA / "tokenizer")
         encode_corpus(tok, DATA / "train.txt")     # the id cache, written once before the processes read it

@@ -1,27 +1,14 @@
 """The shipped models: loadable with from_pretrained, and the target is the better model."""
 import json
-import math
 
+import pytest
 import torch
-from transformers import AutoModelForCausalLM
+from transformers import AutoModelForCausalLM, AutoTokenizer
 
 from specviz.generator.drafters.block_model import BlockDrafterModel
 from specviz.generator.models import MODELS_DIR
-from specviz.lessons.workloads import WORKLOADS
-
-HELDOUT = [
-    "Mrs. Bennet was not in the least disposed to be pleased with the arrangement, for she had set "
-    "her heart upon seeing her daughter settled at Netherfield before the end of the winter.",
-    "It was a very pleasant evening, and the whole party walked together to the parsonage, where "
-    "they found Mr. Collins waiting for them at the gate with his usual ceremony.",
-]
-
-
-@torch.no_grad()
-def perplexity(model, tok, text: str) -> float:
-    ids = torch.tensor([[tok.eos_token_id] + tok.encode(text)])
-    logits = model(ids).logits[0, :-1]
-    return math.exp(torch.nn.functional.cross_entropy(logits.float(), ids[0, 1:]).item())
+from specviz.training.lm import encode_text, heldout_loss
+from specviz.training.recipe import HELDOUT
 
 
 def test_every_shipped_model_has_a_card_and_loads_from_its_folder(models):
@@ -33,13 +20,20 @@ def test_every_shipped_model_has_a_card_and_loads_from_its_folder(models):
     assert isinstance(BlockDrafterModel.from_pretrained(MODELS_DIR / "drafter-dspark"), BlockDrafterModel)
 
 
-def test_target_beats_the_drafter_on_text_neither_was_trained_on(models):
-    """On both workloads: prose passages and held-out standard-library functions."""
-    tok = models.tokenizer
-    target = AutoModelForCausalLM.from_pretrained(MODELS_DIR / "target", dtype=torch.float32)
-    drafter = AutoModelForCausalLM.from_pretrained(MODELS_DIR / "drafter-ar", dtype=torch.float32)
-    for text in HELDOUT + WORKLOADS["code"][-2:]:
-        assert perplexity(target, tok, text) < 0.9 * perplexity(drafter, tok, text)
+@pytest.mark.parametrize("workload", ["prose", "code"])
+def test_the_target_is_the_better_model_on_each_workloads_held_out_text(corpus, workload):
+    """A class is told that a small drafter guesses and a larger target decides. On the held-out
+    text of each workload, measured as the cards measure it (`heldout_loss`: up to 64 windows of
+    256 tokens), the target's loss is below the distilled drafter's: a drafter that learned to
+    out-predict its target, or a target and drafter swapped in models/, fails here. Distilled for
+    3000 steps the drafter comes within 8% of the target's perplexity on the novels (31.56 against
+    29.12) and stays twice as far behind on code (43.94 against 20.91)."""
+    folder, _ = corpus
+    target, drafter = (AutoModelForCausalLM.from_pretrained(MODELS_DIR / sub, dtype=torch.float32)
+                       for sub in ("target", "drafter-ar"))
+    tok = AutoTokenizer.from_pretrained(MODELS_DIR / "target")
+    ids = encode_text(tok, (folder / HELDOUT[workload].name).read_text(encoding="utf-8"))
+    assert heldout_loss(target, ids) < heldout_loss(drafter, ids)
 
 
 def test_dialogue_answers_are_split_between_of_course_and_no_problem(models):
