@@ -22,6 +22,7 @@ emulated bf16 is slower than fp32 by tens of times. Held-out loss is measured in
 What it leaves out: multi-GPU, gradient accumulation.
 """
 import base64
+import hashlib
 import json
 import math
 import sys
@@ -43,11 +44,12 @@ DRAFTER_CONFIG = dict(hidden_size=256, intermediate_size=768, num_hidden_layers=
 
 
 def encode_corpus(tok: PreTrainedTokenizerFast, txt: Path) -> np.ndarray:
-    """Token ids of a corpus file, documents joined by the end-of-text id (cached as .npy; the
-    cache is rebuilt when the text or the tokenizer that `tok` was loaded from is newer)."""
-    cache = txt.with_suffix(".ids.npy")
-    sources = [txt, Path(tok.name_or_path) / "tokenizer.json"]
-    if cache.exists() and all(cache.stat().st_mtime > s.stat().st_mtime for s in sources if s.exists()):
+    """Token ids of a corpus file, documents joined by the end-of-text id, cached as .npy beside
+    it under a hash of the tokenizer: rebuilt when the text is newer, and never handed to another
+    tokenizer (not even an older one, as a comparison of two model sets reads one text in each)."""
+    vocab = hashlib.sha1(tok.backend_tokenizer.to_str().encode()).hexdigest()[:12]
+    cache = txt.with_name(f"{txt.stem}.{vocab}.ids.npy")
+    if cache.exists() and cache.stat().st_mtime > txt.stat().st_mtime:
         return np.load(cache)
     arr = encode_text(tok, txt.read_text(encoding="utf-8"))
     np.save(cache, arr)
@@ -55,8 +57,7 @@ def encode_corpus(tok: PreTrainedTokenizerFast, txt: Path) -> np.ndarray:
 
 
 def encode_text(tok: PreTrainedTokenizerFast, text: str) -> np.ndarray:
-    """Token ids of corpus text, each document followed by the end-of-text id (uncached, so a
-    comparison of tokenizers reads one text in each)."""
+    """Token ids of corpus text, each document followed by the end-of-text id (uncached)."""
     eot = tok.convert_tokens_to_ids(EOT)
     ids = []
     for doc in text.split(EOT):

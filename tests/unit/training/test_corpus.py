@@ -7,7 +7,7 @@ import zlib
 from transformers import PreTrainedTokenizerFast
 
 from specviz.training.corpus import dialogue_set, lines_to_paragraphs, read_rdb_chunks, read_xdr_strings, split_files
-from specviz.training.lm import encode_corpus
+from specviz.training.lm import encode_corpus, encode_text
 from specviz.training.tokenizer import train_tokenizer
 
 
@@ -64,3 +64,17 @@ def test_the_id_cache_follows_a_retrained_tokenizer(tmp_path):
     assert after.tolist() == [i for doc in txt.read_text().split("<|endoftext|>")
                               for i in retrained.encode(doc) + [retrained.convert_tokens_to_ids("<|endoftext|>")]]
     assert before.tolist() != after.tolist()
+
+
+def test_the_id_cache_is_not_handed_to_an_older_tokenizer(tmp_path):
+    """Planted bug: a cache judged by modification times alone is newer than an older tokenizer's
+    file, and hands that tokenizer the ids of the one that wrote it."""
+    txt = tmp_path / "train.txt"
+    txt.write_text("the cat sat on the mat<|endoftext|>the cat sat", encoding="utf-8")
+    train_tokenizer(txt, tmp_path / "old", vocab_size=259)
+    time.sleep(0.05)
+    train_tokenizer(txt, tmp_path / "new", vocab_size=264)
+    old, new = (PreTrainedTokenizerFast.from_pretrained(tmp_path / d) for d in ("old", "new"))
+    assert encode_corpus(new, txt).tolist() == encode_text(new, txt.read_text()).tolist()
+    assert encode_corpus(old, txt).tolist() == encode_text(old, txt.read_text()).tolist()
+    assert encode_text(old, txt.read_text()).tolist() != encode_text(new, txt.read_text()).tolist()
