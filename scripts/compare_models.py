@@ -11,9 +11,9 @@ For each set and workload it prints, as one JSON object:
 
 - the acceptance length at k = 4 of the autoregressive, DFlash and DSpark drafters, greedy, 48
   new tokens, on the cards' 12 prompts (`specviz.training.cards.heldout_prompts`, cut with the
-  second set's tokenizer so both sets read the same strings), over all of them and split by whether the continuation loops
-  (`specviz.training.readable.loops`): a looping target is easy to follow, so a set that loops
-  can owe its acceptance to the loops;
+  second set's tokenizer so both sets read the same strings), over all of them and split by
+  whether the continuation loops (`specviz.training.readable.loops`): a looping target is easy
+  to follow, so a set that loops can owe its acceptance to the loops;
 - the characters those rounds commit, a round: acceptance counts tokens, and a finer tokenizer
   commits more tokens for the same text;
 - the held-out perplexity of the target and of the autoregressive drafter, each in its own
@@ -25,14 +25,13 @@ What it leaves out: the loop-aware drafter, block sizes other than 4, and speed 
 """
 import argparse
 import json
-import math
 from pathlib import Path
 
 from specviz.generator.engine import Generation
 from specviz.generator.models import load_embedded
 from specviz.generator.settings import Settings
 from specviz.training.cards import heldout_prompts
-from specviz.training.lm import encode_text, heldout_loss
+from specviz.training.lm import heldout_perplexity
 from specviz.training.readable import loops
 from specviz.training.recipe import HELDOUT
 
@@ -57,16 +56,11 @@ def per_round(rows: list[dict], key: str = "tokens") -> float | None:
     return round(sum(r[key] for r in rows) / rounds, 3) if rounds else None
 
 
-def perplexity(model, tok, txt: Path) -> float:
-    """Held-out perplexity in the model's own tokens, measured as the cards measure it."""
-    return round(math.exp(heldout_loss(model, encode_text(tok, txt.read_text(encoding="utf-8")))), 2)
-
-
 def measure(models, prompts: dict[str, list[str]]) -> dict:
     out = {}
     for workload, ps in prompts.items():
-        row = {"target_perplexity": perplexity(models.target, models.tokenizer, HELDOUT[workload]),
-               "ar_drafter_perplexity": perplexity(models.drafter_models["ar"], models.tokenizer, HELDOUT[workload])}
+        row = {"target_perplexity": heldout_perplexity(models.target, models.tokenizer, HELDOUT[workload]),
+               "ar_drafter_perplexity": heldout_perplexity(models.drafter_models["ar"], models.tokenizer, HELDOUT[workload])}
         for drafter in ("ar", "dflash", "dspark"):
             rows = rounds_of(models, drafter, ps)
             looping = [r for r in rows if r["loops"]]

@@ -13,7 +13,6 @@ import statistics
 import time
 from pathlib import Path
 
-import numpy as np
 import torch
 from transformers import AutoModelForCausalLM, AutoTokenizer
 
@@ -21,7 +20,7 @@ from specviz.generator.drafters.autoregressive import TransformersDecoder
 from specviz.generator.models import ready
 from specviz.lessons.workloads import WORKLOADS
 from specviz.training.calibrate import TEMPERATURES
-from specviz.training.lm import encode_corpus, heldout_loss
+from specviz.training.lm import heldout_perplexity
 from specviz.training.readable import most_repeated, parses
 
 SAMPLE_PROMPTS = ["The best way to learn is to", "It was a fine morning, and Elizabeth",
@@ -105,7 +104,7 @@ def write_card(model_dir: Path, heldout: dict[str, Path], corpus: dict, role: st
     facts = json.loads((model_dir / "training.json").read_text())
     model = ready(AutoModelForCausalLM.from_pretrained(model_dir, dtype=torch.float32), torch.device("cpu"))
     tok = AutoTokenizer.from_pretrained(model_dir)
-    ppl = {w: round(float(np.exp(heldout_loss(model, encode_corpus(tok, txt)))), 2) for w, txt in heldout.items()}
+    ppl = {w: heldout_perplexity(model, tok, txt) for w, txt in heldout.items()}
     step = decode_step_ms(decoder(model), model.config.vocab_size)
     facts.update(heldout_perplexity=ppl, decode_step_ms=round(step, 2), readable=readable_facts(model, tok))
     gens = [p + c for p, c in zip(SAMPLE_PROMPTS, continuations(model, tok, SAMPLE_PROMPTS, n_new=40))]

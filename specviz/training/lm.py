@@ -51,18 +51,13 @@ def encode_corpus(tok: PreTrainedTokenizerFast, txt: Path) -> np.ndarray:
     cache = txt.with_name(f"{txt.stem}.{vocab}.ids.npy")
     if cache.exists() and cache.stat().st_mtime > txt.stat().st_mtime:
         return np.load(cache)
-    arr = encode_text(tok, txt.read_text(encoding="utf-8"))
-    np.save(cache, arr)
-    return arr
-
-
-def encode_text(tok: PreTrainedTokenizerFast, text: str) -> np.ndarray:
-    """Token ids of corpus text, each document followed by the end-of-text id (uncached)."""
     eot = tok.convert_tokens_to_ids(EOT)
     ids = []
-    for doc in text.split(EOT):
+    for doc in txt.read_text(encoding="utf-8").split(EOT):
         ids += tok.encode(doc) + [eot]
-    return np.array(ids, dtype=np.uint16)
+    arr = np.array(ids, dtype=np.uint16)
+    np.save(cache, arr)
+    return arr
 
 
 def make_config(tok: PreTrainedTokenizerFast, sizes: dict) -> LlamaConfig:
@@ -112,6 +107,11 @@ def heldout_loss(model, ids: np.ndarray, seq_len: int = 256, max_windows: int = 
         losses.append(F.cross_entropy(logits.float(), x[1:], reduction="sum").item() / (len(x) - 1))
     model.train()
     return float(np.mean(losses))
+
+
+def heldout_perplexity(model, tok: PreTrainedTokenizerFast, txt: Path) -> float:
+    """exp(heldout_loss) over a held-out corpus file, rounded as the model cards print it."""
+    return round(math.exp(heldout_loss(model, encode_corpus(tok, txt))), 2)
 
 
 def lr_at(step: int, steps: int, lr: float, warmup: int = 100, resumed_at: int | None = None) -> float:

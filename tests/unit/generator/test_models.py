@@ -7,7 +7,7 @@ from transformers import AutoModelForCausalLM, AutoTokenizer
 
 from specviz.generator.drafters.block_model import BlockDrafterModel
 from specviz.generator.models import MODELS_DIR
-from specviz.training.lm import encode_text, heldout_loss
+from specviz.training.lm import encode_corpus, heldout_loss
 from specviz.training.recipe import HELDOUT
 
 
@@ -32,7 +32,7 @@ def test_the_target_is_the_better_model_on_each_workloads_held_out_text(corpus, 
     target, drafter = (AutoModelForCausalLM.from_pretrained(MODELS_DIR / sub, dtype=torch.float32)
                        for sub in ("target", "drafter-ar"))
     tok = AutoTokenizer.from_pretrained(MODELS_DIR / "target")
-    ids = encode_text(tok, (folder / HELDOUT[workload].name).read_text(encoding="utf-8"))
+    ids = encode_corpus(tok, folder / HELDOUT[workload].name)
     assert heldout_loss(target, ids) < heldout_loss(drafter, ids)
 
 

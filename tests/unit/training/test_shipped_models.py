@@ -1,7 +1,7 @@
 """What the shipped models are held to (issue: models a class can read, drafters that follow):
 the target's greedy continuations of the held-out workload prompts and of every preset read as
-text and as Python, DSpark's sequential head wins back acceptance a parallel drafter loses, and the cards report
-what the shipped drafters accept.
+text and as Python, DSpark's sequential head wins back acceptance a parallel drafter loses,
+and the cards report what the shipped drafters accept.
 
 Each count is the one the model cards print (specviz.training.cards.readable_facts), over the
 models in models/: a retrained target that loops again, or a drafter set whose DSpark lost its
