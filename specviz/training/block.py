@@ -16,14 +16,26 @@ positions < a_m and its own block, nothing of other blocks.
                a + (s-1)K, and its extra context is stage s-1's final hidden states
                (the provisional features DLoop uses); stages 1 and S are supervised
 
-The training text is the target's own (`specviz.training.target_text`): corpus windows the
-target continued, so the tokens a block hides are the ones verification will check.
+Two phases on different text, then the loop-aware steps:
+
+  long text     the target's own 256-token continuations (`specviz.training.target_text`), anchors
+                uniform over the row: the tokens a block hides are the ones verification checks,
+                but half the anchors sit 96+ tokens deep, where the target's greedy text loops
+  drafting mix  where the drafters draft: half corpus windows of both workloads (one target
+                forward gives the features and the target's distribution at every position, so
+                the whole corpus is distilled with no generation), half short target
+                continuations (a 32-token window and 96 tokens of the target, before it loops);
+                rows of 128 tokens, and three anchors in four placed right after a token the
+                drafter's own first guess missed (on-policy: a round starts at a correction in
+                86-95% of rounds, where the first position was 0.46 against 0.69 after a hit)
+  loop-aware    DLoop's drafter from the DSpark drafter of the mix, on the mix
 
 Forward passes run under bfloat16 autocast, as the target's training does
 (`specviz.training.lm.autocast`); weights and optimizer state stay fp32.
 
 What it leaves out: multi-GPU.
 """
+import functools
 import json
 import time
 from pathlib import Path
@@ -42,6 +54,10 @@ VARIANTS = {"dflash": dict(markov_rank=0), "dspark": dict(markov_rank=64)}
 # scratch beside the others, half its supervision goes to the last stage and its first stage
 # comes out weaker than DSpark's (measured 2.04 against 2.18 tokens a check under the same loop, k = 4).
 LOOP = dict(markov_rank=64, loop_aware=True)
+# the drafting mix's batches: 16 rows of 128 tokens (as many tokens as the long text's 8 x 256) with
+# 16 anchors each (as many blocks), half corpus windows; three anchors in four right after a miss;
+# a lower peak rate than the long text's, since it continues a trained drafter with fresh moments
+MIX = dict(batch=16, length=128, anchors=16, corpus_share=0.5, on_policy=0.75, lr=1e-3)
 
 
 def block_mask(anchors: torch.Tensor, L: int, K: int, prov: int) -> torch.Tensor:
@@ -107,12 +123,50 @@ def drafter_loss(model, feats, tokens, t_logp, anchors, K: int, stages: int, gam
     return out
 
 
-def fit(models: dict, target, layers: list, text: torch.Tensor, steps: int, lr: float, ckpt: Path, log_path: Path,
-        batch: int, anchors: int, K: int, loop_stages: int, gamma: float, ckpt_every: int, seed: int,
-        carry_dir: Path | None = None) -> dict:
+@torch.no_grad()
+def first_guess_misses(model, kv, tokens: torch.Tensor) -> torch.Tensor:
+    """[L] booleans: whether the drafter's first proposal from anchor j (a block of one slot, the
+    context before j) is not tokens[j + 1]; False at the last position, which has no next token."""
+    L = tokens.size(0)
+    at = torch.arange(L)
+    h = model.forward_block(tokens, at, kv, block_mask(at, L, 1, 0))
+    logits = model.lm_head(h).float()
+    if model.config.markov_rank:
+        logits = logits + model.markov_bias(tokens).float()     # the anchor is the first slot's previous token
+    miss = torch.zeros(L, dtype=torch.bool)
+    miss[:-1] = logits[:-1].argmax(-1) != tokens[1:]
+    return miss
+
+
+def draw_anchors(n: int, hi: int, after_miss: torch.Tensor | None, on_policy: float, gen: torch.Generator) -> torch.Tensor:
+    """n anchors in [1, hi): uniform, or with `on_policy` > 0 that share of them drawn among the
+    positions right after a miss (`after_miss`, [L] booleans), where the engine's rounds start.
+
+    >>> g = torch.Generator().manual_seed(0)
+    >>> after = torch.zeros(10, dtype=torch.bool); after[7] = True
+    >>> draw_anchors(4, 9, after, 1.0, g).tolist()
+    [7, 7, 7, 7]
+    """
+    anchors = torch.randint(1, hi, (n,), generator=gen)
+    if not on_policy:
+        return anchors
+    cands = torch.nonzero(after_miss[1:hi]).flatten() + 1
+    if not len(cands):
+        return anchors
+    picked = cands[torch.randint(0, len(cands), (n,), generator=gen)]
+    return torch.where(torch.rand(n, generator=gen) < on_policy, picked, anchors)
+
+
+def fit(models: dict, target, layers: list, rows, steps: int, lr: float, ckpt: Path, log_path: Path,
+        anchors: int, K: int, loop_stages: int, gamma: float, ckpt_every: int, seed: int,
+        carry_dir: Path | None = None, on_policy: float = 0.0) -> dict:
     """Train `models` (name -> drafter) together on the same batches for `steps` optimizer steps,
     resuming from `ckpt`, else from the carry in `carry_dir` (as the target's run does,
-    `specviz.training.lm`); returns the run's state {"step", "seconds", "tokens"}."""
+    `specviz.training.lm`); returns the run's state {"step", "seconds", "tokens"}.
+
+    `rows(gen)` gives a batch of token rows [B, L]; `on_policy` is the share of anchors placed
+    right after each drafter's own first-guess misses (`draw_anchors`).
+    """
     opts = {name: torch.optim.AdamW(m.parameters(), lr=lr, weight_decay=0.0) for name, m in models.items()}
     state = {"step": 0, "seconds": 0.0, "tokens": 0}
     gen = torch.Generator().manual_seed(seed)
@@ -125,10 +179,10 @@ def fit(models: dict, target, layers: list, text: torch.Tensor, steps: int, lr: 
     elif carry_dir is not None and (carry_dir / "state.json").exists():
         state = load_carry(torch.nn.ModuleDict(models), gen, carry_dir)
     log = log_path.open("a")
-    hi = text.size(1) - loop_stages * K - 1
     t_last = time.time()
     while state["step"] < steps:
-        x = text[torch.randint(0, len(text), (batch,), generator=gen)]
+        x = rows(gen)
+        hi = x.size(1) - loop_stages * K - 1
         with torch.no_grad(), autocast():
             out = target(x, output_hidden_states=True)
             feats = torch.cat([out.hidden_states[i + 1] for i in layers], -1).float()
@@ -139,11 +193,16 @@ def fit(models: dict, target, layers: list, text: torch.Tensor, steps: int, lr: 
                 g["lr"] = lr_at(state["step"], steps, lr, warmup=30, resumed_at=state.get("resumed_at"))
             stages = loop_stages if m.config.loop_aware else 1
             total, parts = 0.0, []
-            for b in range(batch):
-                a = torch.randint(1, hi, (anchors,), generator=gen)
+            for b in range(len(x)):
+                after_miss = None
+                if on_policy:
+                    with autocast():
+                        kv = m.context_kv(m.context_features(feats[b]), torch.arange(x.size(1)))
+                        after_miss = torch.roll(first_guess_misses(m, kv, x[b]), 1)
+                a = draw_anchors(anchors, hi, after_miss, on_policy, gen)
                 with autocast():
                     r = drafter_loss(m, feats[b], x[b], t_logp[b], a, K, stages, gamma)
-                total = total + r.pop("loss") / batch
+                total = total + r.pop("loss") / len(x)
                 parts.append(r)
             opts[name].zero_grad(set_to_none=True)
             total.backward()
@@ -165,19 +224,57 @@ def fit(models: dict, target, layers: list, text: torch.Tensor, steps: int, lr: 
     return state
 
 
-def train_block_drafters(target_dir: Path, tok_dir: Path, text_paths: list[Path], models_dir: Path, work_dir: Path,
-                         steps: int, loop_steps: int, batch: int = 8, anchors: int = 32, K: int = 8,
-                         loop_stages: int = 3, gamma: float = 4.0, lr: float = 2e-3, loop_lr: float = 5e-4,
+@functools.cache
+def load_rows(paths: tuple[Path, ...]) -> torch.Tensor:
+    """The files' token rows together, [sequences, seq_len]; read once, and only by a phase that trains."""
+    return torch.from_numpy(np.concatenate([np.load(p) for p in paths]).astype(np.int64))
+
+
+def text_rows(paths: tuple[Path, ...], batch: int):
+    """A batch sampler (as `fit` takes) of `batch` random rows of the files."""
+    def rows(gen: torch.Generator) -> torch.Tensor:
+        text = load_rows(paths)
+        return text[torch.randint(0, len(text), (batch,), generator=gen)]
+    return rows
+
+
+def mixed_rows(corpus: np.ndarray, paths: tuple[Path, ...], batch: int, length: int, corpus_share: float = 0.5):
+    """A batch sampler of `batch` rows of `length` tokens: `corpus_share` of them corpus windows,
+    the rest the first `length` tokens of random rows of the files (short target continuations).
+
+    >>> rows = mixed_rows(np.arange(1000), (), 4, 8, corpus_share=1.0)
+    >>> rows(torch.Generator().manual_seed(0)).shape
+    torch.Size([4, 8])
+    """
+    ids = torch.from_numpy(corpus.astype(np.int64))
+    n_corpus = round(batch * corpus_share)
+
+    def rows(gen: torch.Generator) -> torch.Tensor:
+        starts = torch.randint(0, len(ids) - length, (n_corpus,), generator=gen).tolist()
+        windows = [ids[s:s + length] for s in starts]
+        if batch > n_corpus:
+            text = load_rows(paths)[:, :length]
+            windows += list(text[torch.randint(0, len(text), (batch - n_corpus,), generator=gen)])
+        return torch.stack(windows)
+    return rows
+
+
+def train_block_drafters(target_dir: Path, tok_dir: Path, text_paths: list[Path], mix_paths: list[Path],
+                         corpus_ids: np.ndarray, models_dir: Path, work_dir: Path, steps: int, mix_steps: int,
+                         loop_steps: int, batch: int = 8, anchors: int = 32, K: int = 8, loop_stages: int = 3,
+                         gamma: float = 4.0, lr: float = 2e-3, loop_lr: float = 5e-4, mix: dict = MIX,
                          ckpt_every: int = 50, seed: int = 0, carry_dir: Path | None = None) -> dict:
-    """DFlash and DSpark for `steps`, then DLoop's drafter: DSpark's weights and `loop_steps` loop-aware steps.
+    """DFlash and DSpark for `steps` on the long text (`text_paths`), then `mix_steps` on the
+    drafting mix (`corpus_ids` windows and the short continuations in `mix_paths`, shaped by
+    `mix`); then DLoop's drafter: the DSpark drafter's weights and `loop_steps` loop-aware steps
+    on the mix.
 
     The step counts have no default: the shipped ones are `specviz.training.schedule.STEPS`. With
-    `carry_dir`, each run also carries over there (`block/`, `block-loop/`) for a fresh machine.
+    `carry_dir`, each run also carries over there (`block/`, `block-mix/`, `loop/`) for a fresh
+    machine; a phase that is done reads no text.
     """
     torch.manual_seed(seed)
     tok = PreTrainedTokenizerFast.from_pretrained(tok_dir)
-    # [sequences, seq_len]: the files' rows together; each batch draws rows from all of them
-    text = torch.from_numpy(np.concatenate([np.load(p) for p in text_paths]).astype(np.int64))
     target = AutoModelForCausalLM.from_pretrained(target_dir, dtype=torch.float32).eval()
     for p in target.parameters():
         p.requires_grad_(False)
@@ -189,32 +286,38 @@ def train_block_drafters(target_dir: Path, tok_dir: Path, text_paths: list[Path]
     models = {name: BlockDrafterModel(BlockDrafterConfig(**cfg, **extra)).attach_target(target)
               for name, extra in VARIANTS.items()}
     work_dir.mkdir(parents=True, exist_ok=True)
-    shape = dict(batch=batch, anchors=anchors, K=K, loop_stages=loop_stages, gamma=gamma, ckpt_every=ckpt_every)
-    runs = {}
-    state = fit(models, target, cfg["target_layers"], text, steps, lr, work_dir / "block.pt",
-                work_dir / "block.log", seed=seed, carry_dir=carry_dir and carry_dir / "block", **shape)
-    runs.update({name: dict(state, steps=steps, lr=lr) for name in models})
+    shape = dict(K=K, loop_stages=loop_stages, gamma=gamma, ckpt_every=ckpt_every)
+    mixed = mixed_rows(corpus_ids, tuple(mix_paths), mix["batch"], mix["length"], mix["corpus_share"])
+    carry = (lambda name: carry_dir / name) if carry_dir is not None else (lambda name: None)
+    state = fit(models, target, cfg["target_layers"], text_rows(tuple(text_paths), batch), steps, lr,
+                work_dir / "block.pt", work_dir / "block.log", anchors=anchors, seed=seed, carry_dir=carry("block"), **shape)
+    long_phase = dict(text="long", steps=steps, lr=lr, seconds=state["seconds"], tokens=state["tokens"])
+    state = fit(models, target, cfg["target_layers"], mixed, mix_steps, mix["lr"], work_dir / "block-mix.pt",
+                work_dir / "block-mix.log", anchors=mix["anchors"], seed=seed + 2, carry_dir=carry("block-mix"),
+                on_policy=mix["on_policy"], **shape)
+    mix_phase = dict(text="mix", steps=mix_steps, lr=mix["lr"], seconds=state["seconds"], tokens=state["tokens"])
     loop = BlockDrafterModel(BlockDrafterConfig(**cfg, **LOOP)).attach_target(target)
     loop.load_state_dict(models["dspark"].state_dict())
-    state = fit({"dspark-loop": loop}, target, cfg["target_layers"], text, loop_steps, loop_lr,
-                work_dir / "block-loop.pt", work_dir / "block-loop.log", seed=seed + 1,
-                carry_dir=carry_dir and carry_dir / "block-loop", **shape)
+    state = fit({"dspark-loop": loop}, target, cfg["target_layers"], mixed, loop_steps, loop_lr,
+                work_dir / "loop.pt", work_dir / "loop.log", anchors=mix["anchors"], seed=seed + 1,
+                carry_dir=carry("loop"), on_policy=mix["on_policy"], **shape)
     models["dspark-loop"] = loop
-    runs["dspark-loop"] = dict(state, steps=loop_steps, lr=loop_lr,
-                               initialized_from={"model": "drafter-dspark", "steps": steps})
+    loop_phase = dict(text="mix", steps=loop_steps, lr=loop_lr, seconds=state["seconds"], tokens=state["tokens"],
+                      loop_aware=True)
+    texts = {"long": [json.loads(p.with_suffix(".json").read_text()) for p in text_paths],
+             "mix": [json.loads(p.with_suffix(".json").read_text()) for p in mix_paths]}
     facts = {}
     for name, m in models.items():
         out_dir = models_dir / f"drafter-{name}"
         m.to(torch.bfloat16).save_pretrained(out_dir)
         m.to(torch.float32)
-        run = runs[name]
+        phases = [long_phase, mix_phase] + ([loop_phase] if name == "dspark-loop" else [])
         f = {"name": f"drafter-{name}", "parameters": sum(p.numel() for p in m.parameters()),
-             "steps": run["steps"], "batch": batch, "seq_len": text.size(1), "anchors_per_sequence": anchors,
-             "block_size_k": K, "loop_stages": loop_stages if m.config.loop_aware else 1, "gamma": gamma,
-             "lr": run["lr"], "text": [json.loads(p.with_suffix(".json").read_text()) for p in text_paths],
-             "train_seconds": round(run["seconds"]), "target_tokens_seen": run["tokens"]}
-        if "initialized_from" in run:
-            f["initialized_from"] = run["initialized_from"]
+             "steps": sum(ph["steps"] for ph in phases), "block_size_k": K,
+             "loop_stages": loop_stages if m.config.loop_aware else 1, "gamma": gamma,
+             "phases": phases, "text": texts, "mix": mix, "long_shape": dict(batch=batch, anchors_per_sequence=anchors),
+             "train_seconds": round(sum(ph["seconds"] for ph in phases)),
+             "target_tokens_seen": sum(ph["tokens"] for ph in phases)}
         (out_dir / "training.json").write_text(json.dumps(f, indent=2))
         facts[name] = f
     return facts

@@ -179,7 +179,7 @@ def heldout_prompts(heldout_txt: Path, tok, n: int = 12, length: int = 24, offse
 
 
 def text_row(texts: list[dict]) -> str:
-    """The card's training-text cell, from the target-text files' facts.
+    """The card's cell for target-text files, from their facts.
 
     >>> text_row([{"file": "a.npy", "sequences": 2, "seq_len": 8, "prompt_len": 3, "temperature": 0.0}])
     'a.npy (2 sequences of 8 tokens, greedy): corpus windows of 3 tokens continued by the target (`python -m specviz train target-text`)'
@@ -188,6 +188,23 @@ def text_row(texts: list[dict]) -> str:
                       + ("greedy" if t["temperature"] == 0 else f"temperature {t['temperature']}") + ")" for t in texts)
     return (f"{files}: corpus windows of {texts[0]['prompt_len']} tokens continued by the target "
             "(`python -m specviz train target-text`)")
+
+
+def phases_rows(facts: dict) -> str:
+    """The card's rows for the training phases (specviz.training.block), from training.json."""
+    mix, long_shape = facts["mix"], facts["long_shape"]
+    said = {"long": (f"{long_shape['batch']} rows of {facts['text']['long'][0]['seq_len']} tokens x "
+                     f"{long_shape['anchors_per_sequence']} anchors, uniform over the row; {text_row(facts['text']['long'])}"),
+            "mix": (f"{mix['batch']} rows of {mix['length']} tokens x {mix['anchors']} anchors, {mix['on_policy']:.0%} of them "
+                    f"right after a first-guess miss; {mix['corpus_share']:.0%} corpus windows of both workloads, the rest "
+                    f"the first {mix['length']} tokens of {text_row(facts['text']['mix'])}")}
+    rows = []
+    for ph in facts["phases"]:
+        what = "loop-aware steps on the drafting mix, from the DSpark drafter" if ph.get("loop_aware") else (
+            "long target text" if ph["text"] == "long" else "the drafting mix")
+        rows.append(f"| training: {what} | {ph['steps']} steps, peak lr {ph['lr']}, {ph['seconds'] / 60:.0f} min on 2 CPU "
+                    f"cores; {said[ph['text']]} |")
+    return "\n".join(rows)
 
 
 def saturation_note(temperatures: list[float] | None) -> str:
@@ -199,26 +216,41 @@ def saturation_note(temperatures: list[float] | None) -> str:
             "logit carries little information about survival, so the best fit flattens c_k towards 0.5.")
 
 
-def acceptance_length(models, name: str, prompts: list[str], k: int, new_tokens: int = 48,
-                      survival: list | None = None) -> float:
-    """Committed tokens per target pass of drafter `name` at block size `k`, greedy, over `prompts`
-    (rounded to 3 places); each proposal's predicted survival and whether it survived are appended
-    to `survival` as (a_k, accepted) pairs when given.
+DEPTHS = (16, 32, 48)   # the cards' buckets of depth into the continuation: new tokens 0-15, 16-31, 32-47
 
-    A round that accepts nothing still commits the target's own token, so the value is at least 1
+
+def acceptance(models, name: str, prompts: list[str], k: int, new_tokens: int = 48,
+               survival: list | None = None) -> dict:
+    """Drafter `name` at block size `k`, greedy, over `prompts`: {"length": committed tokens per
+    target pass, "by_position": conditional acceptance of proposals 1..k
+    (`specviz.lessons.parallel.conditional_acceptance`, full-width rounds), "by_depth": tokens per
+    pass of the rounds that start within each bucket of DEPTHS new tokens}, rounded to 3 places.
+    Each proposal's predicted survival and whether it survived are appended to `survival` as
+    (a_k, accepted) pairs when given.
+
+    A round that accepts nothing still commits the target's own token, so a length is at least 1
     and at most k + 1 (all k proposals and the bonus token).
     """
     from specviz.generator.engine import Generation
     from specviz.generator.settings import Settings
-    committed = rounds = 0
+    from specviz.lessons.parallel import conditional_acceptance
+    rounds, depth = [], {d: [0, 0] for d in DEPTHS}     # bucket -> [tokens, rounds]
     for p in prompts:
         trace = Generation(models, p, Settings(drafter=name, block_size=k, max_new_tokens=new_tokens)).run()
-        committed += len(trace.new_ids)
-        rounds += len(trace.rounds)
+        rounds += trace.rounds
+        for r in trace.rounds:
+            start = r.committed_before - len(trace.prompt_ids)
+            bucket = next((d for d in DEPTHS if start < d), DEPTHS[-1])
+            depth[bucket][0] += r.committed_after - r.committed_before
+            depth[bucket][1] += 1
         if survival is not None:
             survival += [(a, r.accepted > i) for r in trace.rounds
                          for i, a in enumerate(r.drafter_info.get("survival", [])[:len(r.proposed)])]
-    return round(committed / rounds, 3)
+    tokens = sum(r.committed_after - r.committed_before for r in rounds)
+    return {"length": round(tokens / len(rounds), 3),
+            "by_position": [None if c is None else round(c, 3) for c in
+                            conditional_acceptance([r.accepted for r in rounds if len(r.proposed) == k], k)],
+            "by_depth": {f"{d - 16}-{d - 1}": round(t / n, 3) if n else None for d, (t, n) in depth.items()}}
 
 
 def block_card(models, name: str, heldout: dict[str, Path], corpus: dict, block_sizes=(2, 4, 8),
@@ -227,21 +259,21 @@ def block_card(models, name: str, heldout: dict[str, Path], corpus: dict, block_
     its card: acceptance length by workload and block size (greedy) and, with a confidence
     head, the calibration of prefix survival over both workloads."""
     prompts = {w: heldout_prompts(txt, models.tokenizer) for w, txt in heldout.items()}
-    acceptance, pairs = {w: {} for w in prompts}, []
-    for w, k in ((w, k) for w in prompts for k in block_sizes):
-        acceptance[w][k] = acceptance_length(models, name, prompts[w], k, new_tokens, pairs)
+    pairs = []
+    measured = {w: {k: acceptance(models, name, prompts[w], k, new_tokens, pairs) for k in block_sizes} for w in prompts}
+    lengths = {w: {k: m["length"] for k, m in by_k.items()} for w, by_k in measured.items()}
     model = models.drafter_models[name]
     path = Path(models.paths["drafters"][name])
     facts = json.loads((path / "training.json").read_text())
-    facts.update(heldout_acceptance_length=acceptance,
+    facts.update(heldout_acceptance_length=lengths,
+                 heldout_acceptance_by_position={w: m[4]["by_position"] for w, m in measured.items() if 4 in m},
+                 heldout_acceptance_by_depth={w: m[4]["by_depth"] for w, m in measured.items() if 4 in m},
                  survival_ece=expected_calibration_error(pairs) if pairs else None,
                  survival_ece_uncalibrated=ece_uncalibrated,
                  confidence_temperature=model.config.confidence_temperature)
     (path / "training.json").write_text(json.dumps(facts, indent=2))
-    c, text = model.config, facts["text"]
+    c = model.config
     heads = "Markov head (rank %d) and confidence head" % c.markov_rank if c.markov_rank else "none (plain DFlash)"
-    start = (f"from {facts['initialized_from']['model']} (its {facts['initialized_from']['steps']} steps), then "
-             if "initialized_from" in facts else "")
     (path / "README.md").write_text(f"""# specviz {facts['name']}: block drafter
 
 A `BlockDrafterModel` (`specviz/generator/drafters/block_model.py`) trained against the frozen target in
@@ -255,10 +287,11 @@ projected and normalised.
 | draft layers x width | {c.num_layers} x {c.hidden_size} |
 | DSpark heads | {heads} |
 | loop-aware training | {'yes: %d stages unrolled, first and last supervised' % facts['loop_stages'] if c.loop_aware else 'no'} |
-| training | {start}{facts['steps']} steps x {facts['batch']} sequences x {facts['anchors_per_sequence']} anchors, block k = {facts['block_size_k']}, gamma = {facts['gamma']}, peak lr {facts['lr']} |
-| training text | {text_row(text)} |
-| training time | {facts['train_seconds'] / 60:.1f} min on 2 CPU cores, {'for the loop-aware steps alone' if start else 'shared by the DFlash and DSpark drafters'} |
-| held-out acceptance length (greedy, committed tokens per target pass) | {'; '.join(w + ': ' + ', '.join(f'k={k}: {v}' for k, v in a.items()) for w, a in acceptance.items())} |
+| block k, gamma | {facts['block_size_k']}, {facts['gamma']} (loss weight exp(-(i-1)/gamma) at block position i) |
+{phases_rows(facts)}
+| held-out acceptance length (greedy, committed tokens per target pass) | {'; '.join(w + ': ' + ', '.join(f'k={k}: {v}' for k, v in a.items()) for w, a in lengths.items())} |
+| held-out acceptance by position at k = 4 (conditional: kept / reached) | {'; '.join(f'{w}: ' + ' / '.join('-' if v is None else f'{v:.2f}' for v in m[4]['by_position']) for w, m in measured.items() if 4 in m)} |
+| held-out tokens per pass at k = 4, by where the round starts (new tokens) | {'; '.join(f'{w}: ' + ', '.join(f'{d}: {v}' for d, v in m[4]['by_depth'].items()) for w, m in measured.items() if 4 in m)} |
 | survival calibration (ECE of a_k vs measured survival) | {facts['survival_ece'] if facts['survival_ece'] is not None else '- (no confidence head)'}{f" (before temperature scaling: {ece_uncalibrated}; temperatures per position {model.config.confidence_temperature})" if ece_uncalibrated is not None else ''} |
 
 Acceptance measured on {' and '.join(f'{len(p)} held-out {w} prompts' for w, p in prompts.items())} of 24 tokens, {new_tokens} new tokens each,

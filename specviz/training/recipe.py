@@ -38,20 +38,26 @@ DATA, RUNS, MODELS = ROOT / "data", ROOT / "runs", ROOT / "models"
 CARRY = ROOT / "checkpoints"
 # each workload's held-out text, which no training stage reads: the cards measure on it
 HELDOUT = {"prose": DATA / "heldout.txt", "code": DATA / "heldout_code.txt"}
-# the block drafters' training text, file -> (temperature, seed): half sampled, half greedy, as the
-# engine serves both; the greedy file's seeds (5000 on) pick other corpus windows than 0..31
-TARGET_TEXT = {"target_text.npy": (0.8, 0), "target_text_greedy.npy": (0.0, 5000)}
+# the block drafters' training text, file -> (temperature, seed, tokens a row): half sampled, half
+# greedy, as the engine serves both; each file's seeds pick other corpus windows. The long rows are
+# the first phase's; the short ones (a 32-token window and 96 of the target's, before its greedy
+# text loops) are the drafting mix's, beside corpus windows (specviz.training.block)
+TARGET_TEXT = {"target_text.npy": (0.8, 0, 256), "target_text_greedy.npy": (0.0, 5000, 256)}
+MIX_TEXT = {"target_text_short.npy": (0.8, 20000, 128), "target_text_short_greedy.npy": (0.0, 25000, 128)}
+
+
+WRITERS = 2   # processes writing target text side by side
 
 
 def write_text_file(name: str) -> dict:
-    """One file of TARGET_TEXT, in a process of its own with its share of the cores: the two
+    """One file of TARGET_TEXT or MIX_TEXT, in a process of its own with its share of the cores: the two
     files side by side took 9.5 min on 2 cores, where one two-thread process after the other
     keeps both cores only half busy (batch-64 decoding steps are too small for two threads)."""
-    torch.set_num_threads(max(1, (os.cpu_count() or 2) // len(TARGET_TEXT)))
+    torch.set_num_threads(max(1, (os.cpu_count() or 2) // WRITERS))
     tok = PreTrainedTokenizerFast.from_pretrained(DATA / "tokenizer")
-    temperature, seed = TARGET_TEXT[name]
+    temperature, seed, seq_len = {**TARGET_TEXT, **MIX_TEXT}[name]
     return write_target_text(MODELS / "target", encode_corpus(tok, DATA / "train.txt"), DATA / name,
-                             temperature=temperature, seed=seed)
+                             temperature=temperature, seed=seed, seq_len=seq_len)
 
 
 def run_stage(stage: str, steps: dict = STEPS) -> dict:
@@ -77,11 +83,15 @@ def run_stage(stage: str, steps: dict = STEPS) -> dict:
     if stage == "target-text":
         tok = PreTrainedTokenizerFast.from_pretrained(DATA / "tokenizer")
         encode_corpus(tok, DATA / "train.txt")     # the id cache, written once before the processes read it
-        with multiprocessing.get_context("spawn").Pool(len(TARGET_TEXT)) as pool:
-            return dict(zip(TARGET_TEXT, pool.map(write_text_file, TARGET_TEXT)))
+        names = [*TARGET_TEXT, *MIX_TEXT]
+        with multiprocessing.get_context("spawn").Pool(WRITERS) as pool:
+            return dict(zip(names, pool.map(write_text_file, names)))
     if stage == "block":
-        return train_block_drafters(MODELS / "target", DATA / "tokenizer", [DATA / f for f in TARGET_TEXT], MODELS, RUNS,
-                                    steps=steps["block"], loop_steps=steps["loop"], carry_dir=CARRY)
+        tok = PreTrainedTokenizerFast.from_pretrained(DATA / "tokenizer")
+        return train_block_drafters(MODELS / "target", DATA / "tokenizer", [DATA / f for f in TARGET_TEXT],
+                                    [DATA / f for f in MIX_TEXT], encode_corpus(tok, DATA / "train.txt"), MODELS, RUNS,
+                                    steps=steps["block"], mix_steps=steps["mix"], loop_steps=steps["loop"],
+                                    carry_dir=CARRY)
     if stage == "cards":
         corpus = json.loads((DATA / "corpus.json").read_text())
         facts = {"target": write_card(MODELS / "target", HELDOUT, corpus, "the target"),

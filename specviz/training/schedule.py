@@ -18,4 +18,6 @@ STAGES = ["corpus", "tokenizer", "target", "drafter", "target-text", "block", "c
 # The autoregressive drafter's 3000 steps: distilled longer, its held-out perplexity went on
 # falling (prose 41.2 at step 600 to 31.6, code 79.4 to 43.9) and its acceptance at k = 4 rose
 # from 2.07 to 2.33 on prose and 1.79 to 2.30 on code (docs/engine.md)
-STEPS = {"target": 4000, "drafter": 3000, "block": 4000, "loop": 300}
+# The block drafters' 4000 steps on the long text, then MIX steps on the drafting mix
+# (specviz.training.block), then the loop-aware steps
+STEPS = {"target": 4000, "drafter": 3000, "block": 4000, "mix": 2500, "loop": 300}
