@@ -98,7 +98,9 @@ def show_measurement(res: dict):
 
 def gpu_profile():
     """The large-target profile, each number editable beside the document and phrase it comes from."""
-    with st.expander(f"The profile “{pricing.LARGE_GPU.name}”: four numbers read from the sources, editable"):
+    with st.expander(f"The profile “{pricing.LARGE_GPU.name}”: one source's example and this app's assumptions, "
+                     "editable"):
+        st.markdown(pricing.LARGE_GPU_ORIGIN)
         c = st.columns(2)
         for i, (name, label) in enumerate(pricing.FIELDS.items()):
             appkit.default(appkit.GPU_EDIT + name, getattr(pricing.LARGE_GPU, name))
@@ -110,18 +112,20 @@ def gpu_profile():
 
 
 def show_regimes(res: dict):
-    """The measured rounds priced on this machine and on a large target on a GPU, side by side."""
-    st.subheader("The same rounds in the papers' regime")
+    """The measured rounds priced on this machine and on a hypothetical large target on a GPU, side by side."""
+    st.subheader("The same rounds on a hypothetical large target")
     st.markdown("The papers measure on a **large target on a GPU**. Below, the rounds just measured, with the same "
-                "committed tokens, are priced twice: with this machine's own costs, read off the runs, and with a "
-                "large target's costs taken from the sources. Speedup = tokens a round ÷ **a round's cost in "
-                "one-token steps**: the tokens are the same in both columns, so that is the one quantity that differs.")
+                "committed tokens, are priced twice: with this machine's own costs, read off the runs, and with the "
+                f"costs of a **hypothetical** large target: the step and round of {appkit.CHECKS_AHEAD}'s worked "
+                "example, completed with this app's assumptions (the profile below says which number is which). "
+                "Speedup = tokens a round ÷ **a round's cost in one-token steps**: the tokens are the same in both "
+                "columns, so that is the one quantity that differs.")
     c = cost.regimes(res, gpu_profile())
     st.table(pd.DataFrame(pricing.comparison_rows(c)), hide_index=True)   # wraps to fit a projector's column
     st.caption(f"Both columns are priced from a round's parts. “{c.here_median.label}” uses the costs measured in "
                f"these runs, so it gives back their measured time (speedup over the runs: "
-               f"{c.here_speedup.label(unit='×')}); “{c.there.label}” is a model built from the sources' numbers, "
-               "not a measurement.")
+               f"{c.here_speedup.label(unit='×')}); “{c.there.label}” is a model, not a measurement: "
+               + pricing.LARGE_GPU_ORIGIN)
     st.plotly_chart(regime_figs.round_steps(c), key="cost_regimes_chart",
                     config=appkit.chart_config("lesson7-priced-two-regimes"))
     st.markdown(f"**{pricing.why_question(c)}** " + pricing.why_smaller(c))

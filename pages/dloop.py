@@ -8,7 +8,7 @@ import appkit
 from specviz.generator.engine import Generation
 from specviz.generator.settings import Settings
 from specviz.lessons.presets import PRESETS
-from specviz.lessons import sweep
+from specviz.lessons import pricing, sweep
 from specviz.viz import stages, tokens
 
 S = st.session_state
@@ -144,12 +144,13 @@ else:
     for d in S["dloop_sweep"]["one_stage"]:
         st.markdown(stages.price_verdict(prices, d, appkit.drafter_label(d)))
 
-st.subheader("The same stages on a large target on a GPU")
+st.subheader("The same stages on a hypothetical large target on a GPU")
 st.markdown("The paper's Table 2 was measured on a large target on a GPU, where checking several positions can be "
             f"“only modestly slower than a one-token step” ({appkit.CHECKS_AHEAD}). The sweep's own rounds, "
-            "priced twice: with this machine's costs, read off its plain and one-stage runs, and with the "
-            "large-target profile built from the sources (lesson 7 shows where each of its numbers comes from). A "
-            "later stage pays where it adds more tokens than its cost is worth in one-stage tokens.")
+            "priced twice: with this machine's costs, read off its plain and one-stage runs, and with lesson 7's "
+            "large-target profile. A later stage pays where it adds more tokens than its cost is worth in one-stage "
+            "tokens.")
+st.caption(pricing.LARGE_GPU_ORIGIN)
 if not revealed or "dloop_sweep" not in S:
     st.info("Run the sweep above: both prices come from its rounds.")
 else:

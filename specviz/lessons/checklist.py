@@ -13,6 +13,7 @@ import torch
 import transformers
 
 from specviz.generator.devices import cpu_name
+from specviz.lessons import glossary
 from specviz.lessons.cost import regimes
 from specviz.lessons.pricing import LARGE_GPU, Comparison
 
@@ -68,12 +69,16 @@ def steps_compared(c: Comparison) -> str:
     >>> from specviz.lessons.pricing import Profile, compare
     >>> print(steps_compared(compare([(5, 1, 3)], [Profile("here", 10.0, 1.5, 4.0, 1.0)], LARGE_GPU)))
     ... # doctest: +NORMALIZE_WHITESPACE
-    A round of these rounds costs 2.10 one-token steps here (measured) against 1.40 priced, a large target on a GPU
-    (from the sources), for the same 3.00 tokens a round (lesson 7 sets the two side by side).
+    A round of these rounds costs 2.10 one-token steps here (measured) against 1.40 priced, a hypothetical large
+    target on a GPU, for the same 3.00 tokens a round. That profile's 10 ms step is from the worked example of
+    “How speculative decoding checks ahead”; its 0.5 ms a further position and 2 ms a stage are this app's
+    assumptions (lesson 7 sets the two side by side).
     """
     return (f"A round of these rounds costs {c.here_median.round_steps:.2f} one-token steps here (measured) against "
-            f"{c.there.round_steps:.2f} {c.there.label}, for the same {c.there.tokens_per_round:.2f} tokens a round "
-            "(lesson 7 sets the two side by side).")
+            f"{c.there.round_steps:.2f} {c.there.label}, for the same {c.there.tokens_per_round:.2f} tokens a round. "
+            f"That profile's {LARGE_GPU.step_ms:g} ms step is from the worked example of “{glossary.CHECKS_AHEAD}”; "
+            f"its {LARGE_GPU.position_ms:g} ms a further position and {LARGE_GPU.stage_ms:g} ms a stage are this "
+            "app's assumptions (lesson 7 sets the two side by side).")
 
 
 def ours(models, measurement: dict, label=str) -> dict:

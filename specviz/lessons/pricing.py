@@ -1,5 +1,5 @@
-"""Price recorded rounds under a cost profile: the same accepted tokens on this machine and in the
-papers' regime, a large target on a GPU.
+"""Price recorded rounds under a cost profile: the same accepted tokens on this machine and on a
+hypothetical large target on a GPU.
 
 A round's price is the sum of its parts, each read from the profile:
 
@@ -22,8 +22,9 @@ per round, so a round's cost in one-token steps is the one quantity that differs
 
 Profiles: `measured_profiles` reads one per run from a live measurement (specviz.lessons.cost.measure),
 on whatever device it ran, and priced under its own profile a run costs exactly what it was measured
-to cost; `LARGE_GPU` is built from the seeds' numbers, each labelled with where it comes from. It is a
-model, never a measurement: a figure priced under it says "priced, <profile>".
+to cost; `LARGE_GPU` is hypothetical: the worked example of one source completed with this app's
+assumptions, each number labelled with where it comes from (`LARGE_GPU_ORIGIN` says which is which).
+It is a model, never a measurement: a figure priced under it says "priced, <profile>".
 
 What it leaves out: load (on a busy server a wide check competes with other requests' tokens), a
 check whose cost is not a straight line in its width, drafting overlapped with checking.
@@ -45,7 +46,7 @@ class Profile:
     >>> LARGE_GPU.check_ms(5), LARGE_GPU.round_ms(width=5, stages=1)     # the seed's 14 ms round
     (12.0, 14.0)
     >>> LARGE_GPU.label
-    'priced, a large target on a GPU (from the sources)'
+    'priced, a hypothetical large target on a GPU'
     """
     name: str
     step_ms: float
@@ -70,17 +71,25 @@ class Profile:
 
 
 LARGE_GPU = Profile(
-    "a large target on a GPU (from the sources)", step_ms=10.0, position_ms=0.5, stage_ms=2.0, bookkeeping_ms=0.0,
+    "a hypothetical large target on a GPU", step_ms=10.0, position_ms=0.5, stage_ms=2.0, bookkeeping_ms=0.0,
     sources={
-        "step_ms": f"{CHECKS_AHEAD}: “suppose ordinary target decoding costs 10 milliseconds per token”",
-        "position_ms": f"{CHECKS_AHEAD}: checking several positions is “only modestly slower than a one-token step”; "
-                       f"{DRAFT_VERIFY}: a single token “barely uses the GPU”. Our reading: a check of 5 positions "
-                       "(k = 4) costs 12 ms, 1.2 steps",
-        "stage_ms": f"{DRAFT_VERIFY}: a parallel drafter produces “the whole block in a single pass”, so drafting is "
-                    "fast. Our reading: a pass costs a fifth of a step, so a round of k = 4 costs the example's "
-                    f"14 ms ({CHECKS_AHEAD}: “A speculative round taking 14 milliseconds”)",
-        "bookkeeping_ms": f"{CHECKS_AHEAD}: “round time includes drafting, verification, and overhead”. Our reading: "
-                          "the example's 14 ms holds it all, so nothing is added"})
+        "step_ms": f"{CHECKS_AHEAD}, its worked example: “For hypothetical arithmetic, suppose ordinary target "
+                   "decoding costs 10 milliseconds per token”",
+        "position_ms": f"{CHECKS_AHEAD}: some conditions “can make checking several positions only modestly slower "
+                       f"than a one-token step”; {DRAFT_VERIFY}: a single token “barely uses the GPU”. Neither gives "
+                       "a cost per position. This app's assumption: 0.5 ms, so a check of 5 positions (k = 4) costs "
+                       "12 ms, 1.2 steps",
+        "stage_ms": f"{DRAFT_VERIFY}: parallel drafters produce “the whole block in a single pass”, so drafting is "
+                    "fast. Neither source gives its cost. This app's assumption: 2 ms, a fifth of a step, so that a "
+                    f"round of k = 4 (also assumed) costs the 14 ms of the worked example ({CHECKS_AHEAD}: “A "
+                    "speculative round taking 14 milliseconds”), which states no k",
+        "bookkeeping_ms": f"{CHECKS_AHEAD}: “round time includes drafting, verification, and overhead”. This app's "
+                          "assumption: the example's 14 ms holds it all, so nothing is added"})
+LARGE_GPU_ORIGIN = (
+    f"This profile is hypothetical, and this app's reading. From the worked example of {CHECKS_AHEAD}: a 10 ms "
+    "one-token step, and a 14 ms round that commits four tokens; the example names no model, hardware or k. This "
+    "app's assumptions: 0.5 ms for each further position checked, 2 ms a drafting stage and k = 4 proposals a "
+    "round, so that the example's round costs 10 + 4 × 0.5 + 2 = 14 ms, with nothing added for bookkeeping.")
 
 
 def shapes(rounds) -> list[tuple[int, int, int]]:
@@ -246,7 +255,7 @@ def comparison_rows(c: Comparison) -> list[dict]:
     >>> here = Profile("here", 10.0, position_ms=1.5, stage_ms=4.0, bookkeeping_ms=1.0)
     >>> rows = comparison_rows(compare([(5, 1, 3)], [here], LARGE_GPU))
     >>> list(rows[0])
-    ['quantity', 'priced, here', 'priced, a large target on a GPU (from the sources)']
+    ['quantity', 'priced, here', 'priced, a hypothetical large target on a GPU']
     >>> [tuple(r.values()) for r in rows]   # doctest: +NORMALIZE_WHITESPACE
     [('tokens a round', '3.00', '3.00'), ('round, in steps', '2.10', '1.40'), ('· the check', '1.60', '1.20'),
      ('· drafting', '0.40', '0.20'), ('· bookkeeping', '0.10', '0.00'), ('ms per token', '7.00', '4.67'),
@@ -278,7 +287,7 @@ def why_question(c: Comparison, here_name: str = "this machine", there_name: str
 
 
 def why_smaller(c: Comparison, here_name: str = "this machine", there_name: str = "the large-target profile") -> str:
-    """Why this machine's speedup differs from the papers' regime on the same rounds, computed from the
+    """Why this machine's speedup differs from the other profile's on the same rounds, computed from the
     comparison: the tokens a round commit are the same, so the answer is what a round costs in
     one-token steps, and which part of it differs most. Inside this machine's spread of round costs, the
     two are not told apart.

@@ -24,7 +24,7 @@ def round_steps(c: Comparison) -> go.Figure:
     [('the check', [1.6, 1.2]), ('drafting', [0.4, 0.2]), ('bookkeeping', [0.1, 0.0]),
      ('tokens a round: 3.00 (the same rounds)', [3.0, 3.0])]
     >>> list(fig.data[0].x)
-    ['priced, here', 'priced, a large target on a GPU (from the sources)']
+    ['priced, here', 'priced, a hypothetical large target on a GPU']
     """
     priced = [c.here_median, c.there]
     x = [p.label for p in priced]

@@ -14,7 +14,7 @@ from specviz.generator.settings import Settings
 from specviz.lessons import cost, pricing
 from tests.app.test_app_pages import open_page, text
 
-GPU = "priced, a large target on a GPU (from the sources)"
+GPU = "priced, a hypothetical large target on a GPU"
 
 
 def planted_measurement(models) -> dict:

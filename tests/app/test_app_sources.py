@@ -46,15 +46,22 @@ CASES = {
         ("**not call the confidence predictor, the step-rate cost table or load-aware prefix selection**", True),
         ("**no matched evaluation combining DLoop's stages with DSpark's global confidence scheduler**", True),
         ("This app's DLoop drafters are likewise DLoop's stages on the DSpark drafter", False),
-    ], []),
+        # the large-target profile: the source's example, this app's assumptions (was "built from the sources")
+        ("This app's assumptions: 0.5 ms for each further position checked, 2 ms a drafting stage and k = 4", True),
+    ], ["large-target profile built from the sources"]),
     "pages/cost_per_token.py": (None, None, [
         ("**small distributed communication operations that remain latency-bound**", True),
         ("a **large** model *can* spend much of a step moving weights", True),
-    ], ["the step is dominated by reading the weights"]),
+        ("This profile is hypothetical, and this app's reading. From the worked example of", True),
+        ("the example names no model, hardware or k. This app's assumptions: 0.5 ms", True),
+    ], ["the step is dominated by reading the weights", "(from the sources)", "taken from the sources",
+        "read from the sources", "built from the sources"]),
     "pages/reading_a_speedup.py": ("can't tell without measuring", None, [
         ("questions of that closing checklist, and a **result** row this app adds", False),
         ("Table A2's reported throughput (tok/s); not stated whether aggregate or per user", False),
-    ], ["several concurrencies, up to 32", "aggregate throughput (tok/s), not per-user latency"]),
+        ("its 0.5 ms a further position and 2 ms a stage are this app's assumptions", True),
+    ], ["several concurrencies, up to 32", "aggregate throughput (tok/s), not per-user latency",
+        "(from the sources)"]),
     "pages/inside_a_round.py": (None, None, [
         ("aligns these predictions with a **frozen target**", True),
         ("**leaking between training blocks**", True),

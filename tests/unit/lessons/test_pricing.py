@@ -8,7 +8,7 @@ from hypothesis import assume, given, settings, strategies as st
 
 from specviz.generator.settings import Settings
 from specviz.lessons.cost import measure, regimes
-from specviz.lessons.pricing import (FIELDS, LARGE_GPU, PARTS, Profile, compare, comparison_rows, measured_profiles,
+from specviz.lessons.pricing import (FIELDS, LARGE_GPU, LARGE_GPU_ORIGIN, PARTS, Profile, compare, comparison_rows, measured_profiles,
                                      price, profile_with, shapes, why_question, why_smaller)
 
 # a one-stage round of k = 4 committing 4, one committing 2, and a DLoop round of two stages of 4 committing 6
@@ -29,6 +29,20 @@ def test_planted_rounds_cost_their_parts_summed_over_their_tokens():
     assert (p.steps("check_ms"), p.steps("draft_ms")) == (32 / 24, 4 / 24)
 
 
+def test_the_large_target_profile_says_it_is_hypothetical_and_which_numbers_are_the_source_s():
+    """Catches "a large target's costs taken from the sources": the worked example gives the 10 ms step, the
+    14 ms round and its four tokens, and names no model, hardware or k; 0.5 ms a position, 2 ms a stage and
+    k = 4 are this app's."""
+    said = LARGE_GPU_ORIGIN
+    assert said.startswith("This profile is hypothetical, and this app's reading.")
+    source, app = said.split("This app's assumptions:")
+    assert "worked example of “How speculative decoding checks ahead”: a 10 ms one-token step, and a 14 ms round " \
+           "that commits four tokens; the example names no model, hardware or k." in source
+    assert all(n not in source for n in ("0.5 ms", "2 ms", "k = 4"))
+    assert all(n in app for n in ("0.5 ms for each further position", "2 ms a drafting stage", "k = 4 proposals"))
+    assert LARGE_GPU.round_ms(width=5, stages=1) == 14.0 and "10 + 4 × 0.5 + 2 = 14 ms" in app
+
+
 def test_the_sources_profile_gives_back_their_worked_example():
     four, one = price([(5, 1, 4)], LARGE_GPU), price([(5, 1, 1)], LARGE_GPU)
     assert four.total_ms == 14.0 and four.ms_per_token == 3.5                  # "3.5 milliseconds per token"
@@ -38,11 +52,15 @@ def test_the_sources_profile_gives_back_their_worked_example():
 
 
 def test_every_number_of_the_sources_profile_says_where_it_comes_from_and_none_is_a_measurement():
-    assert LARGE_GPU.label == "priced, a large target on a GPU (from the sources)" and "measured" not in LARGE_GPU.label
+    """Catches the old label "a large target on a GPU (from the sources)": only the 10 ms step is the source's;
+    the other numbers are this app's assumptions, and each says so."""
+    assert LARGE_GPU.label == "priced, a hypothetical large target on a GPU" and "measured" not in LARGE_GPU.label
     assert set(LARGE_GPU.sources) == set(FIELDS)
     for text in LARGE_GPU.sources.values():
         assert "“How speculative decoding checks ahead”" in text or "“Draft, Then Verify”" in text
         assert text.count("“") >= 2     # the document and a phrase from it
+    assert "This app's assumption" not in LARGE_GPU.sources["step_ms"]
+    assert all("This app's assumption" in LARGE_GPU.sources[f] for f in ("position_ms", "stage_ms", "bookkeeping_ms"))
     edited = profile_with(LARGE_GPU, step_ms=20.0)
     assert edited.sources["step_ms"] == "edited on this page" and edited.sources["stage_ms"] == LARGE_GPU.sources["stage_ms"]
     assert profile_with(LARGE_GPU, step_ms=10.0).sources == LARGE_GPU.sources     # unchanged is still the source's
@@ -74,7 +92,7 @@ def test_a_measured_profile_is_read_off_the_run_pair_and_prices_the_run_back_exa
 
 def test_the_comparison_table_has_one_column_per_regime_each_labelled_priced():
     rows = comparison_rows(compare([(5, 1, 4)], [HERE], LARGE_GPU))
-    assert list(rows[0]) == ["quantity", "priced, here", "priced, a large target on a GPU (from the sources)"]
+    assert list(rows[0]) == ["quantity", "priced, here", "priced, a hypothetical large target on a GPU"]
     assert [r["quantity"] for r in rows] == ["tokens a round", "round, in steps", "· the check", "· drafting",
                                              "· bookkeeping", "ms per token", "speedup"]
     # here: 10 + 1 + 0.25 = 11.25 ms, 1.41 steps, 2.8125 ms a token; the sources' profile: 14 ms, 1.40 steps, 3.5
