@@ -14,6 +14,7 @@ widths); asynchronous two-steps-earlier capacity (lesson 5 shows why it matters)
 from specviz.generator.engine import Generation, encode_prompt
 from specviz.generator.settings import Settings
 from specviz.lessons.admission import algorithm1
+from specviz.lessons.glossary import CHECKS_AHEAD
 from specviz.lessons.cost import verification_cost_by_width
 
 
@@ -44,24 +45,28 @@ def sps_table(models, prompt: str, max_tokens: int, repeats: int = 5, progress=N
     return {"sps": [1000.0 / r["fitted_ms"] for r in rows], "raw": [1000.0 / r["ms"] for r in rows]}
 
 
-def padding(lengths: list[int]) -> dict:
-    """Verification slots: ragged (each request its anchor + admitted prefix) vs padded to the widest.
+def padding(lengths: list[int], k: int) -> dict:
+    """Verification slots: ragged (each request its anchor + admitted prefix) vs padded back to the original
+    width (its anchor + all k proposals drafted). What padding wastes is every slot the scheduler saved.
 
-    >>> padding([3, 0, 1])
-    {'ragged': 7, 'padded': 12, 'wasted': 5}
+    >>> padding([3, 0, 1], 4)
+    {'ragged': 7, 'padded': 15, 'wasted': 8}
+    >>> padding([1, 1, 0], 4)      # no request admitted its whole draft: the widest admitted would waste 1
+    {'ragged': 5, 'padded': 15, 'wasted': 10}
     """
     ragged = sum(n + 1 for n in lengths)
-    padded = len(lengths) * (max(lengths) + 1)
+    padded = len(lengths) * (k + 1)
     return {"ragged": ragged, "padded": padded, "wasted": padded - ragged}
 
 
 def by_load(confidences: list[list[float]], sps: list[float]) -> list[dict]:
-    """Algorithm 1 with the first R requests, for R = 1..len(confidences)."""
+    """Algorithm 1 with the first R requests, for R = 1..len(confidences); every draft has k proposals."""
     out = []
+    k = max(len(c) for c in confidences)
     for R in range(1, len(confidences) + 1):
         res = algorithm1(confidences[:R], sps)
         out.append({"requests": R, "lengths": res["lengths"], "admitted": sum(res["lengths"]),
-                    "theta": res["best_theta"], **padding(res["lengths"])})
+                    "theta": res["best_theta"], "k": k, **padding(res["lengths"], k)})
     return out
 
 
@@ -139,17 +144,21 @@ def load_reason(load: list[dict]) -> str:
 
 
 def padding_note(load: list[dict]) -> str:
-    """What padding to the widest admitted draft costs at the heaviest load, counted from its row.
+    """What padding back to the original width costs at the heaviest load, counted from its row.
 
-    >>> print(padding_note([{"requests": 2, "lengths": [3, 0], "padded": 8, "wasted": 3}]))  # doctest: +ELLIPSIS
-    Padding every request back to the widest admitted draft would spend 3 of 8 slots at 2 requests on nothing: ...
-    >>> print(padding_note([{"requests": 2, "lengths": [1, 1], "padded": 4, "wasted": 0}]))
-    Padding wasted no slot at 2 requests here: the scheduler admitted every request the same number of proposals.
+    >>> print(padding_note([{"requests": 2, "lengths": [3, 0], "k": 4, "padded": 10, "wasted": 5}]))
+    ... # doctest: +ELLIPSIS
+    Padding every shortened request back to the original width, 5 slots (its anchor and all 4 proposals), would spend 5 of 10 slots at 2 requests on nothing: ...
+    >>> print(padding_note([{"requests": 2, "lengths": [4, 4], "k": 4, "padded": 10, "wasted": 0}]))
+    Padding wasted no slot at 2 requests here: the scheduler admitted every request its whole draft.
     """
     last = load[-1]
     if last["wasted"] == 0:   # nothing to save: claiming padding spends slots would be false for this table
         return (f"Padding wasted no slot at {last['requests']} requests here: the scheduler admitted every request "
-                "the same number of proposals.")
-    return (f"Padding every request back to the widest admitted draft would spend {last['wasted']} of "
-            f"{last['padded']} slots at {last['requests']} requests on nothing: the slots the scheduler saved, "
-            "which the last columns count.")
+                "its whole draft.")
+    return (f"Padding every shortened request back to the original width, {last['k'] + 1} slots (its anchor and "
+            f"all {last['k']} proposals), would spend {last['wasted']} of {last['padded']} slots at "
+            f"{last['requests']} requests on nothing: every slot the scheduler saved, which the last columns count "
+            f"(*{CHECKS_AHEAD}*: “Padding every shortened request back to the original width can spend the slots "
+            "the scheduler intended to save”).")
+

@@ -94,8 +94,9 @@ ENTRIES = [
      DSPARK_PAPER),
     ("non-anticipating admission", "Whether a candidate enters verification must not depend on that "
                                    "candidate's realised value or later candidates.", CHECKS_AHEAD),
-    ("ragged and padded slots", "Ragged: each request verifies its own admitted length. Padded: every request "
-                                "is widened to the longest, spending the slots the scheduler saved.", CHECKS_AHEAD),
+    ("ragged and padded slots", "Ragged: each request verifies its own admitted length. Padded: every shortened "
+                                "request is widened back to its original width (its anchor and whole draft), which "
+                                "can spend the slots the scheduler intended to save.", CHECKS_AHEAD),
     ("DLoop", "Drafts another whole stage before a target check while the stage's summed log-probability "
               "passes a threshold; one check then verifies everything accumulated.", CHECKS_AHEAD),
     ("provisional features", "The drafter's own final-layer hidden states, standing in for target features at "

@@ -114,3 +114,11 @@ def test_the_glossary_credits_each_name_to_whoever_gave_it():
     assert source["leading space"] == glossary.APP and "leading space" not in glossary.lookup("token")["definition"]
     draft_verify = next(w for w in glossary.WORKS if w[0] == glossary.DRAFT_VERIFY)
     assert "chef" not in draft_verify[3]                                # no page tells the analogy
+
+
+def test_the_glossary_pads_back_to_the_original_width_as_the_source_does():
+    """Catches "every request is widened to the longest": the source pads "every shortened request back to the
+    original width", which differs whenever no request is admitted its whole draft."""
+    said = glossary.lookup("ragged and padded slots")["definition"]
+    assert "widened back to its original width (its anchor and whole draft)" in said
+    assert "can spend the slots the scheduler intended to save" in said and "longest" not in said

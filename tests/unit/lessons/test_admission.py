@@ -75,11 +75,15 @@ def test_distributions_are_validated():
         exact_p_a("clairvoyant")
 
 
-def test_padding_to_the_widest_request_wastes_slots():
+def test_padding_back_to_the_original_width_wastes_every_slot_the_scheduler_saved():
+    """The source pads "back to the original width" (anchor + k proposals), not to the widest admitted draft:
+    admissions [1, 1, 0] at k = 4 waste 10 slots, where padding to the widest admitted counted 1."""
     from specviz.lessons.budget import by_load, padding
-    assert padding([3, 0, 1]) == {"ragged": 7, "padded": 12, "wasted": 5}
-    rows = by_load([[0.9, 0.9], [0.2]], [10.0, 9.5, 9.0, 8.0])
+    assert padding([3, 0, 1], 4) == {"ragged": 7, "padded": 15, "wasted": 8}
+    assert padding([1, 1, 0], 4) == {"ragged": 5, "padded": 15, "wasted": 10}
+    rows = by_load([[0.9, 0.9], [0.2, 0.1]], [10.0, 9.5, 9.0, 8.0, 7.0, 6.0])
     assert [r["requests"] for r in rows] == [1, 2] and rows[0]["lengths"] == [2]
+    assert all(r["padded"] == r["requests"] * 3 for r in rows)     # k = 2: three slots a request
 
 
 def test_the_sources_numbers_give_the_sources_085():

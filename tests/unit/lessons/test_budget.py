@@ -70,26 +70,32 @@ def test_the_reason_under_load_agrees_with_the_per_request_means(extra):
     assert budget.load_reason(load).startswith("Admitted per request fell here") == (means[-1] < means[0])
 
 
-def test_the_padding_note_counts_the_heaviest_load_s_wasted_slots_or_says_there_were_none():
-    # catches "padding spends the slots the scheduler saved" beside a table whose wasted column is all zero
-    ragged = [{"requests": 1, "lengths": [3], "padded": 4, "wasted": 0},
-              {"requests": 3, "lengths": [3, 1, 0], "padded": 12, "wasted": 5}]
-    assert budget.padding_note(ragged).startswith(
-        "Padding every request back to the widest admitted draft would spend 5 of 12 slots at 3 requests")
-    even = [{"requests": 2, "lengths": [2, 2], "padded": 6, "wasted": 0}]
-    assert budget.padding_note(even) == ("Padding wasted no slot at 2 requests here: the scheduler admitted every "
-                                         "request the same number of proposals.")
+def test_the_padding_note_pads_back_to_the_original_width_as_the_source_says():
+    """Catches "padding every request back to the widest admitted draft": the source pads "back to the original
+    width", so with admissions [1, 1, 0] at k = 4 padding spends all 10 slots the scheduler saved, not 1."""
+    load = budget.by_load([[0.9, 0.1, 0.1, 0.1]] * 2 + [[0.01] * 4], [100.0] * 5 + [1.0] * 10)
+    assert [row["lengths"] for row in load][-1] == [1, 1, 0]
+    said = budget.padding_note(load)
+    assert said.startswith("Padding every shortened request back to the original width, 5 slots (its anchor and "
+                           "all 4 proposals), would spend 10 of 15 slots at 3 requests on nothing: every slot the "
+                           "scheduler saved")
+    assert ("*How speculative decoding checks ahead*: “Padding every shortened request back to the original width "
+            "can spend the slots the scheduler intended to save”") in said
+    assert "widest admitted" not in said
+    whole = [{"requests": 2, "lengths": [2, 2], "k": 2, "padded": 6, "wasted": 0}]
+    assert budget.padding_note(whole) == ("Padding wasted no slot at 2 requests here: the scheduler admitted every "
+                                          "request its whole draft.")
 
 
-@given(st.lists(st.integers(0, 6), min_size=1, max_size=6))
-def test_the_padding_note_counts_the_heaviest_load_s_own_wasted_slots(lengths):
-    """For any admitted lengths at the heaviest load: the wasted slots stated are the widest draft times the
-    requests less what was admitted, and "no slot" only where every request got the same. Catches a count
-    from another load, or a fixed claim that padding spends slots."""
-    widest = max(lengths)
-    row = {"requests": len(lengths), "lengths": lengths, "padded": widest * len(lengths),
-           "wasted": widest * len(lengths) - sum(lengths)}
-    said = budget.padding_note([{"requests": 1, "lengths": [9], "padded": 9, "wasted": 0}, row])
-    assert ("wasted no slot" in said) == (len(set(lengths)) == 1)
-    if len(set(lengths)) > 1:
+@given(st.lists(st.integers(0, 6), min_size=1, max_size=6), st.integers(0, 3))
+def test_the_padding_note_counts_the_heaviest_load_s_own_wasted_slots(lengths, more):
+    """For any admitted lengths at the heaviest load, k proposals drafted each: the wasted slots stated are
+    k + 1 times the requests less the ragged slots, and "no slot" only where every request got its whole draft.
+    Catches a count from another load, or padding to the widest admitted draft."""
+    k = max(lengths) + more
+    row = {"requests": len(lengths), "lengths": lengths, "k": k, **budget.padding(lengths, k)}
+    said = budget.padding_note([{"requests": 1, "lengths": [9], "k": 9, **budget.padding([9], 9)}, row])
+    assert row["wasted"] == (k + 1) * len(lengths) - sum(n + 1 for n in lengths)
+    assert ("wasted no slot" in said) == all(n == k for n in lengths)
+    if not all(n == k for n in lengths):
         assert f"spend {row['wasted']} of {row['padded']} slots at {len(lengths)} requests" in said
