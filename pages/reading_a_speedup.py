@@ -38,13 +38,15 @@ revealed = appkit.predict("speedup", f"this app measured {measured} on this mach
                           "drafter give the same speedup on a GPU serving 32 users at once?",
                           ["yes, a speedup is a property of the drafter", "no, it would be lower",
                            "can't tell without measuring"], horizontal=False)
-if revealed:   # the answer, and the reported rows that show load reversing a gain
+if revealed:   # the answer, and the reported rows: load reversing a gain, and the base drafter mattering too
     st.markdown("**Answer: can't tell without measuring.** Hardware, engine and load all move the break-even point: "
                 "on a busy server, speculative positions compete with other requests' productive positions; with "
                 "enough available resources, checking several positions can be only modestly slower than a "
-                f"one-token step ({appkit.CHECKS_AHEAD}). DLoop's Table A2 shows load reversing a "
-                "gain: added to DFlash, DLoop does not help at concurrency 32, while added to DSpark at the same "
-                "load it gains about 4.5% against DSpark alone. Each row below names its own denominator.")
+                f"one-token step ({appkit.CHECKS_AHEAD}). On DLoop's Table A2 it says: “Load can reverse an "
+                "incremental gain even within the same study.” Added to DFlash, DLoop's gain is reversed at "
+                "concurrency 32. The same table shows the base drafter mattering as well: added to DSpark at "
+                "concurrency 32, DLoop gains about 4.5% against DSpark alone. “The operation's value changes with "
+                "its base drafter as well as load.” Each row below names its own denominator.")
 
     ours = checklist.ours(m, res, appkit.drafter_label) if res else {i: "measure on this screen" for i in checklist.ITEMS}
     # one reported row at a time beside ours: five columns of sentences would not fit a projector's width
@@ -69,12 +71,21 @@ c[1].metric("tokens per target forward", f"{s['acceptance_length']:.2f}", help=s
 c[2].metric("drafting share of decode time", f"{s['draft_share']:.0%}", help="cost of proposals")
 c[3].metric("mean verify forward", f"{s['mean_verify_ms']:.1f} ms",
             help=f"against {p['mean_verify_ms']:.1f} ms for a one-token step")
-st.markdown("Ask of any claim: does the gain come from **cheaper proposals**, a **longer surviving prefix**, "
-            "**less verification**, or **fewer target rounds**? Each answer transfers to a different workload.")
+st.markdown(f"Ask of any claim ({appkit.CHECKS_AHEAD}): does the gain come from **cheaper proposals**, a **longer "
+            "surviving prefix**, **less verification**, or **fewer target rounds**? Each answer transfers to a "
+            "different workload.")
+st.markdown(f"{appkit.DRAFT_VERIFY} puts it as “exactly three ways to go faster: draft faster, draft better (accept "
+            "more per cycle), or verify smarter”, since per-token latency is “roughly the drafting time plus the "
+            "verification time, divided by that acceptance length”. In this app's reading, drafting faster is "
+            "cheaper proposals; drafting better is a longer surviving prefix, and so fewer target rounds; verifying "
+            "smarter is less verification. Its example of the trade between the first two is autoregressive drafters "
+            "like EAGLE: “Quality is high and they accept a lot per cycle. But the drafting itself is sequential, so "
+            "its cost grows with the block size.”")
 
 st.subheader("Same models, another workload")
-st.markdown("The papers report a speedup for each benchmark dataset, and the figures differ from one dataset to "
-            "the next. Here the same target and "
+st.markdown("A speedup belongs to its workload too. The only benchmark the sources name is MATH-500 (DLoop's "
+            f"Table A2), and {appkit.CHECKS_AHEAD} asks what “might transfer to another "
+            "workload—and what must be measured again”. Here the same target and "
             f"the same drafter, **{appkit.drafter_label(res['settings'].drafter)}** at k = {res['settings'].block_size}, "
             "run on held-out prose and on held-out Python code, which no training stage read.")
 

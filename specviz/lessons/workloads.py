@@ -1,4 +1,4 @@
-"""Two workloads for the same models: prose and code, as the papers report speedups per dataset.
+"""Two workloads for the same models, prose and code: a speedup measured on one need not transfer to another.
 
 Every prompt here is cut from text that no training stage read: the prose prompts open
 passages of the held-out novel documents, the code prompts open functions of held-out

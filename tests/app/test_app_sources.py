@@ -60,8 +60,20 @@ CASES = {
         ("questions of that closing checklist, and a **result** row this app adds", False),
         ("Table A2's reported throughput (tok/s); not stated whether aggregate or per user", False),
         ("its 0.5 ms a further position and 2 ms a stage are this app's assumptions", True),
+        # load reverses the gain on DFlash; DSpark at the same load is the base drafter mattering, not load
+        ("“Load can reverse an incremental gain even within the same study.” Added to DFlash, DLoop's gain is "
+         "reversed at concurrency 32.", True),
+        ("“The operation's value changes with its base drafter as well as load.”", True),
+        # the sources name one benchmark, not "each benchmark dataset"
+        ("The only benchmark the sources name is MATH-500", True),
+        # Draft, Then Verify's three ways, related to the other source's four questions
+        ("*Draft, Then Verify* puts it as “exactly three ways to go faster: draft faster, draft better (accept more "
+         "per cycle), or verify smarter”", False),
+        ("In this app's reading, drafting faster is cheaper proposals", False),
+        ("autoregressive drafters like EAGLE: “Quality is high and they accept a lot per cycle.", False),
     ], ["several concurrencies, up to 32", "aggregate throughput (tok/s), not per-user latency",
-        "(from the sources)"]),
+        "(from the sources)", "shows load reversing a gain", "while added to DSpark at the same load",
+        "for each benchmark dataset"]),
     "pages/inside_a_round.py": (None, None, [
         ("aligns these predictions with a **frozen target**", True),
         ("**leaking between training blocks**", True),
