@@ -20,8 +20,9 @@ appkit.header(
 
 st.subheader("The stopping scheduler on a worked example")
 st.caption(f"Which numbers are whose: the source gives the target p = {A['p']}, the proposal q = {A['q']} and the "
-           "resulting P(A) (shown below, after your prediction); the names Algorithm 1 and Θ = τ · SPS(B) are the "
-           "DSpark paper's. Every other number in this section (a₁, the SPS values, c₂, the Θ values) is **this "
+           "resulting P(A) (shown below, after your prediction); the names Algorithm 1 and Θ = τ · SPS(B) are "
+           "this app's notation for the scheduler the source describes (neither source uses them). Every other "
+           "number in this section (a₁, the SPS values, c₂, the Θ values) is **this "
            "app's worked example**, chosen so that a search without the stop admits A and not B.")
 st.markdown(
     f"One request (R = 1), two drafted tokens. The confidence head says the first survives with "
@@ -77,8 +78,10 @@ if revealed:   # every P(A) below is the answer
                 + f" after {n:,} rounds (exact: {exact['retrospective']:.3g} / {pa:g} / {pa:g}).")
     st.markdown("**Why the stopping scheduler is unbiased here:** in this worked example it admits ℓ = 0 whatever x₁ "
                 "is, so the target always draws afresh: its P(A) = p(A) comes from never speculating. "
-                f"{appkit.CHECKS_AHEAD} rests the argument for preserving the target distribution on non-anticipating "
-                "admission with the capacity decided from predictions **two steps earlier**. Here that is the policy "
+                f"{appkit.CHECKS_AHEAD} gives the DSpark authors' argument for non-anticipating admission with the "
+                "capacity decided from predictions **two steps earlier**: “Their argument for preserving the target "
+                "distribution rests on this historical capacity decision isolating admission from the current "
+                "token's realization.” Here that is the policy "
                 "that speculates without bias: it admits x₁ whenever the older draw makes room, and P(A) stays p(A).")
     st.info("Why the two-steps-earlier capacity is safe: the confidences it reads belong to tokens drafted before "
             "the current one, so how much is admitted cannot depend on the current token's value. The current "

@@ -7,8 +7,8 @@ from specviz.lessons import glossary
 appkit.css()
 st.title("Glossary")
 st.markdown("Every term the lessons use, in a sentence or two. Each entry names its source: *How speculative "
-            "decoding checks ahead* or *Draft, Then Verify*, **the DSpark paper** for the names it gives its "
-            "scheduler, or **this app** where the name, notation or definition is ours.")
+            "decoding checks ahead* or *Draft, Then Verify*, or **this app** where the name, notation or "
+            "definition is ours.")
 query = st.text_input("Find a term", key="glossary_query", placeholder="anchor, residual, SPS…")
 found = glossary.matching(query)
 if not found:
@@ -18,6 +18,7 @@ for term, definition, source in found:
 
 st.subheader("Works the lessons cite")
 st.markdown("\n".join(f"- *{title}* ({who}{f', [link]({link})' if link else ''}): {what}."
-                       for title, who, link, what in glossary.WORKS))
+                       + (f" Identifiers: {origin}." if origin else "")
+                       for title, who, link, what, origin in glossary.WORKS))
 
 appkit.next_lesson(__file__)

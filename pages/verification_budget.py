@@ -23,8 +23,9 @@ appkit.header(
     "When several requests share one target, every drafted token it checks takes room another request could use. "
     "DSpark's confidence head estimates, for each proposal, the chance that it passes if everything before it did; "
     "multiplied along the block, that is its **prefix survival a**: the chance it ends up in the surviving prefix. "
-    "The scheduler admits the likeliest proposals first, prices the output it expects against the target's measured "
-    "speed, and stops at the first admission that would not raise expected tokens per second. Look at how many "
+    "The scheduler prices the output it expects against the target's measured speed and stops at the first "
+    "admission that would not raise expected tokens per second; this app's version admits the likeliest proposals "
+    "first. Look at how many "
     "proposals of each request it admits as more requests share the target.")
 
 m = appkit.require_models()
@@ -95,10 +96,11 @@ sps = res["raw"] if raw else res["sps"]
 
 st.subheader("Algorithm 1, one candidate at a time")
 st.caption(f"From {appkit.CHECKS_AHEAD}: a scheduler that prices expected committed output against a table of target "
-           "steps per second and stops at the first non-improving extension. From the DSpark paper: the name "
-           "Algorithm 1 (its prefix scheduler) and the quantity it maximises, Θ = τ · SPS(B) (τ: tokens the "
-           "admitted candidates are expected to commit; B: tokens the target checks; SPS(B): its steps per second "
-           "at that width). This app's own: every number here (confidences from the embedded DSpark drafter and "
+           "steps per second and stops at the first non-improving extension. This app's notation, which neither "
+           "source uses: the name Algorithm 1 for that scheduler, and Θ = τ · SPS(B) for the quantity it weighs "
+           "(τ: tokens the admitted candidates are expected to commit; B: tokens the target checks; SPS(B): its "
+           "steps per second at that width). This app's own too: the order of admission, likeliest first, and "
+           "every number here (confidences from the embedded DSpark drafter and "
            "SPS measured on this machine, now).")
 alloc = algorithm1(conf, sps)
 rows = [{"step": 0, "candidate": "anchors only", "a": None, "B": len(conf), "τ": float(len(conf)),

@@ -1,6 +1,6 @@
 """What the lessons compute on top of the generator.
 
-admission and budget (DSpark's scheduler, the DSpark paper's Algorithm 1, and the Appendix A counterexample), parallel (block
+admission and budget (DSpark's scheduler, as this app's Algorithm 1, and the Appendix A counterexample), parallel (block
 drafters' marginals and joints), coupling (two ways to sample the same distribution), sweep
 (DLoop's gate), race (plain against speculative decoding), cost (time per committed token),
 checklist (what a reported speedup must state), bench (the command-line benchmark), inside (lesson 9:

@@ -5,11 +5,11 @@ committed output against a profiled table of target steps per second (SPS) and s
 non-improving extension; Appendix A's two-token vocabulary has target (A, B) = (0.7, 0.3) and
 proposal (0.5, 0.5), and a retrospective policy gives P(A) = 0.5 + 0.5 * 0.7 = 0.85, not 0.7.
 
-The DSpark paper's Algorithm 1 and notation, with this app's worked example (neither is in the
-source article): `algorithm1` starts every request
-with its anchor, B = R slots, tau = R expected tokens, Theta = tau * SPS(B); candidates (r, j)
-are taken in descending prefix survival a_{r,j}, each adding one slot and a_{r,j} expected tokens,
-kept while Theta improves, stopping at the first non-improvement. WORKED_EXAMPLE: R = 1, two
+This app's notation (Algorithm 1, SPS, tau, Theta; neither source uses these names) and its worked
+example, which is not in the sources either: `algorithm1` starts every request with its anchor,
+B = R slots, tau = R expected tokens, Theta = tau * SPS(B); candidates (r, j) are taken in
+descending prefix survival a_{r,j} (this app's order: the source states none), each adding one
+slot and a_{r,j} expected tokens, kept while Theta improves, stopping at the first non-improvement. WORKED_EXAMPLE: R = 1, two
 drafted tokens, a_1 = 0.8, SPS = (1.0, 0.5, 0.45): Theta0 = 1.0, Theta1 = 0.9; c_2 = 0.9 gives
 Theta2 = 1.134 (admit both), c_2 = 0 gives Theta2 = 0.81 (admit none). A search that skips the
 stop looks at c_2, which depends on the sampled x_1, so it admits x_1 = A and not x_1 = B.

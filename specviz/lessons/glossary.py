@@ -2,14 +2,13 @@
 
 Each entry names its source: one of the two source documents by title (*How speculative
 decoding checks ahead* or *Draft, Then Verify*, which themselves cite the DFlash, DSpark and DLoop
-papers), the DSpark paper for the names that paper gives its scheduler (which the source articles
-do not), or "this app" for a name, notation or definition the app supplies beyond the sources.
+papers), or "this app" for a name, notation or definition the app supplies beyond the sources
+(Algorithm 1, SPS, τ and Θ among them: neither source uses those names).
 
 What it leaves out: drawing (pages/glossary.py renders the entries).
 """
 CHECKS_AHEAD = "How speculative decoding checks ahead"
 DRAFT_VERIFY = "Draft, Then Verify"
-DSPARK_PAPER = "the DSpark paper"
 APP = "this app"
 
 ENTRIES = [
@@ -69,8 +68,8 @@ ENTRIES = [
                    "proposals.", CHECKS_AHEAD),
     ("DFlash", "A block drafter conditioned on the target's context features: an anchor plus mask slots, "
                "predicted together in one block-diffusion pass.", CHECKS_AHEAD),
-    ("DSpark", "DFlash's parallel backbone plus a lightweight left-to-right Markov head, and a confidence head "
-               "that budgets verification (released with DeepSpec).", CHECKS_AHEAD),
+    ("DSpark", "A block drafter whose expensive backbone stays parallel, plus a lightweight left-to-right Markov "
+               "head, and a confidence head that budgets verification.", CHECKS_AHEAD),
     ("Markov head", "DSpark's head that adds a transition bias from the previously selected token to the next "
                     "position's base logits.", CHECKS_AHEAD),
     ("marginal", "One position's distribution on its own. For DSpark this app shows the backbone's softmax "
@@ -85,13 +84,15 @@ ENTRIES = [
                         "probability of belonging to the surviving prefix.", CHECKS_AHEAD),
     ("calibration", "Confidences whose magnitudes match how often proposals really survive; the scheduler's "
                     "price calculation needs it.", CHECKS_AHEAD),
-    ("SPS", "Target steps per second at each verification batch size: an engine-specific table profiled at "
-            "engine initialisation.", CHECKS_AHEAD),
-    ("τ and Θ", "The DSpark paper's notation for what its scheduler maximises: τ expected committed tokens, B "
-                "verification slots, Θ = τ · SPS(B).", DSPARK_PAPER),
-    ("Algorithm 1", "The DSpark paper's name for its prefix scheduler, which the source describes: admit "
-                    "candidates in order of prefix survival, stop at the first non-improving extension.",
-     DSPARK_PAPER),
+    ("SPS", f"This app's name (neither source uses it) for the table *{CHECKS_AHEAD}* "
+            "describes: target steps per second at each verification batch size, engine-specific and profiled "
+            "at engine initialisation.", APP),
+    ("τ and Θ", "This app's notation (neither source uses it) for what the scheduler weighs: τ expected "
+                "committed tokens, B verification slots, Θ = τ · SPS(B) expected committed tokens per second.", APP),
+    ("Algorithm 1", f"This app's name (neither source uses it) for the prefix scheduler *{CHECKS_AHEAD}* "
+                    "describes, which prices expected committed output against the SPS table and stops "
+                    "at the first non-improving extension. The order in which this app admits candidates, by prefix "
+                    "survival, is this app's too: the source states none.", APP),
     ("non-anticipating admission", "Whether a candidate enters verification must not depend on that "
                                    "candidate's realised value or later candidates.", CHECKS_AHEAD),
     ("ragged and padded slots", "Ragged: each request verifies its own admitted length. Padded: every shortened "
@@ -157,23 +158,27 @@ ENTRIES = [
 ]
 
 # The works the lessons cite: the two source articles, and the papers and code they discuss.
-# (title, who, link or None where no public copy is known, what the lessons take from it)
+# (title, who, link or None where no public copy is known, what the lessons take from it,
+#  which of its identifiers come from the sources and which this app adds; the sources give no links)
 WORKS = [
     ("How speculative decoding checks ahead—and when it saves time", "source article", None,
-     "every lesson: candidate histories, verification, DFlash, DSpark, DLoop, measuring a speedup"),
+     "every lesson: candidate histories, verification, DFlash, DSpark, DLoop, measuring a speedup", ""),
     ("Draft, Then Verify", "source article", None,
      "the home page and lessons 1, 2, 3, 4, 7 and 9: draft then verify, lossless output, suffix decay, "
-     "verification capacity under load, acceptance length and per-token latency"),
+     "verification capacity under load, acceptance length and per-token latency", ""),
     ("DFlash", "z-lab, arXiv 2602.06036", "https://arxiv.org/abs/2602.06036",
-     "block drafting from the target's context features (lessons 3 and 9)"),
+     "block drafting from the target's context features (lessons 3 and 9)",
+     "both sources name DFlash; z-lab, the arXiv number and the link are this app's"),
     ("DSpark, released with its training code as DeepSpec", "DeepSeek", "https://github.com/deepseek-ai/DeepSpec",
-     "the Markov head, the confidence head and the verification scheduler, with the paper's own names "
-     "Algorithm 1 and Θ = τ · SPS(B) (lessons 3, 4, 5 and 9)"),
+     "the Markov head, the confidence head and the verification scheduler (lessons 3, 4, 5 and 9)",
+     f"the title and DeepSeek are *{DRAFT_VERIFY}*'s words; the link is this app's"),
     ("DLoop", "NAVER AI, arXiv 2610.07659", "https://arxiv.org/abs/2610.07659",
-     "more drafting stages before one check, loop-aware training, Tables 2 and A2 (lessons 6 and 8)"),
+     "more drafting stages before one check, loop-aware training, Tables 2 and A2 (lessons 6 and 8)",
+     f"*{CHECKS_AHEAD}* names DLoop and its tables; NAVER AI, the arXiv number and the link are this app's"),
     ("Assisted generation in Hugging Face transformers, version 4.46", "Hugging Face",
      "https://github.com/huggingface/transformers/blob/v4.46.0/src/transformers/generation/utils.py",
-     "the greedy verification code lesson 1 shows with a round's values"),
+     "the greedy verification code lesson 1 shows with a round's values",
+     f"the version is *{CHECKS_AHEAD}*'s (v4.46.0); the link is this app's"),
 ]
 TERMS = {term: {"definition": definition, "source": source} for term, definition, source in ENTRIES}
 

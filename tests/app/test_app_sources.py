@@ -32,13 +32,23 @@ CASES = {
         ("a default synthetic 8192-token context** that may need adjustment", True),
         ("**shape profiling, backend restrictions", True),
         ("**parallel backbone pass that produced it remains a cost of the round**", True),
-        ("From the DSpark paper: the name Algorithm 1", False),
-    ], ["This app's own: the name Algorithm 1"]),
+        # neither source names Algorithm 1, SPS or Θ, nor an order of admission (was "From the DSpark paper")
+        ("This app's notation, which neither source uses: the name Algorithm 1 for that scheduler, and "
+         "Θ = τ · SPS(B)", True),
+        ("This app's own too: the order of admission, likeliest first", True),
+        ("this app's version admits the likeliest proposals first", False),
+    ], ["This app's own: the name Algorithm 1", "From the DSpark paper", "The scheduler admits the likeliest"]),
     "pages/biased_admission.py": ("exactly p(A)", None, [
         ("it admits ℓ = 0 whatever x₁ is, so the target always draws afresh", True),
         ("the policy that speculates without bias", True),
-        ("the names Algorithm 1 and Θ = τ · SPS(B) are the DSpark paper's", False),
-    ], ["Algorithm 1 with the stop", "and the names Algorithm 1, τ and Θ"]),
+        ("the names Algorithm 1 and Θ = τ · SPS(B) are this app's notation for the scheduler the source describes "
+         "(neither source uses them)", False),
+        # the argument is the DSpark authors', as the source reports it (was the source's own)
+        ("gives the DSpark authors' argument for non-anticipating admission", True),
+        ("“Their argument for preserving the target distribution rests on this historical capacity decision "
+         "isolating admission from the current token's realization.”", True),
+    ], ["Algorithm 1 with the stop", "and the names Algorithm 1, τ and Θ", "are the DSpark paper's",
+        "rests the argument"]),
     "pages/dloop.py": (None, None, [
         ("**an early rejection discards every later block**", True),
         ("DSpark may **prune** a suffix while DLoop may **extend** a draft", True),
@@ -120,7 +130,7 @@ def test_the_glossary_credits_each_name_to_whoever_gave_it():
     source = {term: glossary.lookup(term)["source"] for term in (
         "Algorithm 1", "τ and Θ", "retrospective policy", "retrospective search", "top-k", "temperature",
         "token", "leading space")}
-    assert source["Algorithm 1"] == source["τ and Θ"] == glossary.DSPARK_PAPER
+    assert source["Algorithm 1"] == source["τ and Θ"] == glossary.APP        # neither source uses these names
     assert source["retrospective policy"] == glossary.CHECKS_AHEAD     # the article's words
     assert source["retrospective search"] == source["top-k"] == source["temperature"] == glossary.APP
     assert source["leading space"] == glossary.APP and "leading space" not in glossary.lookup("token")["definition"]
@@ -134,3 +144,46 @@ def test_the_glossary_pads_back_to_the_original_width_as_the_source_does():
     said = glossary.lookup("ragged and padded slots")["definition"]
     assert "widened back to its original width (its anchor and whole draft)" in said
     assert "can spend the slots the scheduler intended to save" in said and "longest" not in said
+
+
+def test_the_glossary_names_algorithm_1_sps_and_theta_as_this_app_s_notation():
+    """Catches "The DSpark paper's name for its prefix scheduler" and "SPS" credited to *How speculative decoding
+    checks ahead*: neither source contains these names."""
+    for term in ("Algorithm 1", "SPS", "τ and Θ"):
+        entry = glossary.lookup(term)
+        assert entry["source"] == glossary.APP and "(neither source uses it)" in entry["definition"], term
+        assert "DSpark paper" not in entry["definition"], term
+
+
+def test_the_glossary_states_no_admission_order_for_the_source():
+    """Catches "which the source describes: admit candidates in order of prefix survival": the source states no
+    admission order; the order is this app's."""
+    said = glossary.lookup("Algorithm 1")["definition"]
+    assert "stops at the first non-improving extension" in said
+    assert "The order in which this app admits candidates, by prefix survival, is this app's too: the source " \
+           "states none." in said
+
+
+def test_the_glossary_credits_dspark_with_what_its_source_says():
+    """Catches "DFlash's parallel backbone" (in neither source) and "(released with DeepSpec)" credited to *How
+    speculative decoding checks ahead*: the release is *Draft, Then Verify*'s, and the works list says so."""
+    entry = glossary.lookup("DSpark")
+    assert entry["source"] == glossary.CHECKS_AHEAD
+    assert "DFlash's" not in entry["definition"] and "DeepSpec" not in entry["definition"]
+    assert "expensive backbone stays parallel" in entry["definition"]
+    dspark = next(w for w in glossary.WORKS if w[0].startswith("DSpark"))
+    assert dspark[0] == "DSpark, released with its training code as DeepSpec"
+    assert dspark[4] == "the title and DeepSeek are *Draft, Then Verify*'s words; the link is this app's"
+
+
+def test_the_works_list_says_which_identifiers_the_sources_give_and_which_this_app_adds():
+    """Catches arXiv numbers, organisations and links listed as if the sources gave them, and the works list's
+    old "with the paper's own names Algorithm 1 and Θ = τ · SPS(B)"."""
+    at = AppTest.from_file(APP, default_timeout=300).run()
+    at.switch_page("pages/glossary.py").run()
+    works = next(m.value for m in at.markdown if m.value.startswith("- *How speculative decoding checks ahead"))
+    assert "Identifiers: both sources name DFlash; z-lab, the arXiv number and the link are this app's." in works
+    assert ("Identifiers: *How speculative decoding checks ahead* names DLoop and its tables; NAVER AI, the arXiv "
+            "number and the link are this app's.") in works
+    assert "Identifiers: the version is *How speculative decoding checks ahead*'s (v4.46.0)" in works
+    assert "paper's own names" not in works and "the DSpark paper" not in "\n".join(m.value for m in at.markdown)

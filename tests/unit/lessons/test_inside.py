@@ -61,7 +61,7 @@ def test_every_term_in_the_lessons_headings_is_in_the_glossary():
 
 
 def test_every_glossary_entry_names_a_source_and_terms_are_unique():
-    sources = {glossary.CHECKS_AHEAD, glossary.DRAFT_VERIFY, glossary.DSPARK_PAPER, glossary.APP}
+    sources = {glossary.CHECKS_AHEAD, glossary.DRAFT_VERIFY, glossary.APP}
     assert all(source in sources and definition.endswith(".") for _, definition, source in glossary.ENTRIES)
     assert len(glossary.TERMS) == len(glossary.ENTRIES)
     for term in ("anchor", "mask slot", "block size", "acceptance length", "candidate history", "correction",
