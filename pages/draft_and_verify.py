@@ -192,6 +192,12 @@ def panel():
 
     st.markdown("**Candidate histories: what the target predicts after each**")
     appkit.html(histories.histories_html(r, cur.phase, verifier))
+    st.caption(f"Why one target pass can score every history ({appkit.CHECKS_AHEAD}): “Within each layer, the "
+               "supplied positions can be processed together, while attention restricts each position to its "
+               "allowed history. The output after input a predicts what follows H a; it checks b, not a. There are "
+               "still sequential layers inside the model, and each prediction still depends on its preceding "
+               "candidate tokens. What disappears is the need to complete a separate target invocation and token "
+               "choice before starting each later prediction.”")
     if r.greedy and cur.phase != "draft":
         st.markdown("**How the library counts the kept proposals, with this round's values.** In Hugging Face "
                     "transformers (version 4.46), assisted generation compares each proposal with the target's "

@@ -5,7 +5,8 @@ newest (the last correction or bonus), which is committed text but not yet in th
 round feeds that token plus the proposals in one forward; commit crops the cache back.
 
   draft   committed tokens (the newest one pending), proposals drafted outside the cache
-  verify  the pending token and every proposal are in the target's cache (speculatively)
+  verify  the pending token is processed into the cache with the proposals; it is committed text,
+          so it stays processed, while the proposals are in the cache speculatively
   commit  the cache holds the committed prefix minus its newest token; rejected positions
           were cropped away
 
@@ -25,7 +26,7 @@ def cells(texts_before: list[str], r, phase: str) -> list[tuple[str, str]]:
     >>> r = R(proposed_tokens=["a", "b"], accepted=1, emitted=[{"text": "a"}, {"text": "d"}],
     ...       processed_before=2, committed_before=3, processed_after=4, committed_after=5)
     >>> [s for _, s in cells(["<s>", "x", "y"], r, "verify")]
-    ['processed', 'processed', 'speculative', 'speculative', 'speculative']
+    ['processed', 'processed', 'processed', 'speculative', 'speculative']
     >>> cells(["<s>", "x", "y"], r, "commit")[-3:]
     [('a', 'processed'), ('d', 'pending'), ('b', 'discarded')]
     """
@@ -37,9 +38,8 @@ def cells(texts_before: list[str], r, phase: str) -> list[tuple[str, str]]:
     if phase == "draft":
         return ([(t, "processed") for t in texts_before[:pb]] + [(t, "pending") for t in texts_before[pb:]]
                 + [(t, "drafted") for t in r.proposed_tokens])
-    if phase == "verify":
-        return ([(t, "processed") for t in texts_before[:pb]] + [(t, "speculative") for t in texts_before[pb:]]
-                + [(t, "speculative") for t in r.proposed_tokens])
+    if phase == "verify":   # the check processes the newest committed token too, and it is kept
+        return [(t, "processed") for t in texts_before] + [(t, "speculative") for t in r.proposed_tokens]
     after = texts_before + [e["text"] for e in r.emitted]
     pa = r.processed_after
     rejected = r.proposed_tokens[r.accepted:]
@@ -55,6 +55,9 @@ def strip_html(texts_before: list[str], r, phase: str, window: int = 24) -> str:
     parts += [f'<span class="sv-cell {state}" title="{state}">{esc(text)}</span>' for text, state in shown[hidden:]]
     if phase == "commit":
         counts = f"processed {r.processed_after} · committed {r.committed_after}"
+    elif phase == "verify":
+        counts = (f"processed {r.committed_before} · committed {r.committed_before} · "
+                  f"{len(r.proposed_tokens)} in the cache speculatively")
     else:
         counts = f"processed {r.processed_before} · committed {r.committed_before}"
     legend = "".join(f'<span class="sv-cell {s}">&nbsp;</span>{label}' for s, label in LEGEND)

@@ -99,8 +99,10 @@ def histories_html(r, phase: str, verifier: str) -> str:
             p_cell, verdict = '<span style="color:#94a3b8">not computed yet</span>', ""
         else:
             p_cell = _top(r.p_top[i], "sv-p", r.proposed[i] if i < k else None)
+            bonus = r.emitted and r.emitted[-1]["kind"] == "bonus" and r.accepted == k
+            # greedy takes the target's argmax as the bonus; the sampling verifiers draw it
             verdict = _verdict(r, i, verifier) if i < k else (
-                "bonus drawn here" if r.emitted and r.emitted[-1]["kind"] == "bonus" and r.accepted == k else "")
+                ("bonus: the target's argmax here" if verifier == "greedy" else "bonus drawn here") if bonus else "")
         rows.append(f"<tr><td>{history_label(r.proposed_tokens, i)}</td><td>{checked}</td>"
                     f"<td>{p_cell}</td><td>{q_cell}</td><td>{verdict}</td></tr>")
     head = ("<tr><th>candidate history</th><th>proposal checked here</th>"

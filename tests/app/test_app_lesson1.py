@@ -184,3 +184,15 @@ def test_the_trace_and_settings_survive_a_page_switch():
     at.switch_page(PAGE).run()
     assert not at.exception
     assert "<b>round 2</b>" in html(at) and at.slider(key="keep_draft_k").value == 3
+
+
+def test_the_candidate_histories_say_why_one_pass_can_score_them_all():
+    """Catches the table asserting that one target pass scores every candidate history without the source's
+    reason: attention restricts each position to its history within a layer; the layers stay sequential."""
+    at = press(lesson(), "Next phase")
+    said = [c.value for c in at.caption if c.value.startswith("Why one target pass can score every history")]
+    assert said and "(*How speculative decoding checks ahead*)" in said[0]
+    assert "“Within each layer, the supplied positions can be processed together, while attention restricts each " \
+           "position to its allowed history." in said[0]
+    assert "There are still sequential layers inside the model" in said[0]
+    assert "What disappears is the need to complete a separate target invocation and token choice" in said[0]

@@ -190,7 +190,7 @@ def test_lesson1_states_each_planted_round_s_outcome_and_each_row_s_comparison()
     press(at, "Next phase")                          # at commit: the whole round, the guess kept beside it
     assert (f"You predicted {n - 1}; the target kept **{n}** of {n} proposals + 1 bonus = {n + 1} tokens from one "
             "target pass.") in md(at)
-    assert greedy_rows(html(at)) == (n, 0, 0) and "bonus drawn here" in html(at)
+    assert greedy_rows(html(at)) == (n, 0, 0) and "bonus: the target's argmax here" in html(at)
     press(at, "↺ Reset")
     for _ in range(c + 1):
         press(at, "Next round")                      # round c shown whole, never guessed
@@ -199,7 +199,7 @@ def test_lesson1_states_each_planted_round_s_outcome_and_each_row_s_comparison()
     assert (f"The target kept **{kept}** of {n} proposals + 1 correction = {kept + 1} token{'s' if kept else ''} from "
             "one target pass.") in md(at)
     assert "You predicted" not in md(at)
-    assert greedy_rows(html(at)) == (kept, 1, n - kept - 1) and "bonus drawn here" not in html(at)
+    assert greedy_rows(html(at)) == (kept, 1, n - kept - 1) and "bonus: the target" not in html(at)
 
     lookup = Generation(m, "Once upon a time", Settings.greedy("lookup", 4, block_size=3)).run()
     assert not lookup.rounds[0].proposed                 # the premise: no earlier match, nothing to propose

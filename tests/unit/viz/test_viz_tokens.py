@@ -129,6 +129,28 @@ def test_cache_strip_keeps_the_newest_committed_token_pending():
     assert [s for _, s in cache.cells(["<s>", "x", "y"], r, "draft")] == ["processed", "processed", "pending"] + ["drafted"] * 3
 
 
+def test_the_check_processes_the_newest_committed_token_and_keeps_it():
+    """Catches the verify phase drawing the newest committed token "in the cache speculatively": it is committed
+    text, processed in the check and kept; only the proposals are speculative."""
+    r = greedy_round()
+    states = [s for _, s in cache.cells(["<s>", "x", "y"], r, "verify")]
+    assert states == ["processed"] * 3 + ["speculative"] * len(r.proposed_tokens)
+    assert "processed 3 · committed 3 · 3 in the cache speculatively" in cache.strip_html(["<s>", "x", "y"], r, "verify")
+
+
+def test_the_greedy_bonus_is_the_target_s_argmax_not_a_draw():
+    """Catches "bonus drawn here" under the greedy verifier, whose bonus is the target's argmax; the sampling
+    verifiers do draw theirs."""
+    r = greedy_round(accepted=3, decisions=[{"accepted": True}] * 3, target_choice=[10, 11, 12, 14],
+                     emitted=[{"id": i, "text": t, "kind": "accepted"} for i, t in ((10, " a"), (11, "<b>"), (12, " c"))]
+                     + [{"id": 14, "text": ".", "kind": "bonus"}])
+    greedy = histories.histories_html(r, "verify", "greedy")
+    assert "bonus: the target's argmax here" in greedy and "drawn" not in greedy
+    r = greedy_round(accepted=3, emitted=r.emitted, greedy=None,
+                     decisions=[{"p": 0.6, "q": 0.5, "ratio": 1.0, "u": 0.1, "accepted": True}] * 3)
+    assert "bonus drawn here" in histories.histories_html(r, "verify", "sampling")
+
+
 def test_cache_strip_counts_and_elides_old_positions():
     html = cache.strip_html(["t"] * 3, greedy_round(), "commit", window=4)
     assert "processed 5 · committed 6" in html and "… 3 earlier" in html
