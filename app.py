@@ -14,6 +14,7 @@ try:
         # a presenter's page reaches its followers before it runs (a page may wait minutes for the
         # models on a fresh server), and again with what it drew (its settings, lesson 1's trace)
         appkit.show_class(page)
+        appkit.wait_for_engine_code(page)   # a page's imports of transformers never race the models' load
         nav.run()
         appkit.show_class(page)
         appkit.mark_seen()   # last: the browser has this screen once its address carries its number

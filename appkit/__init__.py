@@ -5,7 +5,9 @@ One job a module, in layers that import downward only:
     state       session keys and URL parameter names
     screen      numbering class screens, and drawing a lost one again (a Streamlit race)
     course      the pages in order, their stable ids, navigation
+    engine_code the engine's code, imported once by one thread (transformers breaks when two do)
     runtime     the host's config, the shared model sets, the engine lock
+    waiting     while the models load: a note, and a press kept until they arrive
     links       a page's settings in its address
     classroom   a class: lead, follow, share small results      votes   its questions and tally
     widgets     settings rows, sliders, labels, escaping       predict predict, then reveal
@@ -17,6 +19,7 @@ What it leaves out: lesson logic (specviz.lessons), drawing (specviz.viz), the e
 """
 from appkit.classroom import not_measured_here, run_here, share, shared, show_class
 from appkit.course import CHECKS_AHEAD, DRAFT_VERIFY, HOME, LESSONS, current_page
+from appkit.engine_code import wait_for_engine_code
 from appkit.frame import apology, css, frame, header, next_lesson
 from appkit.links import set_link
 from appkit.predict import forget_predictions, predict, prediction
@@ -24,13 +27,14 @@ from appkit.runtime import check, engine, limits, models, new_tokens, remember, 
 from appkit.screen import fragment_run, hold, mark_seen, stop
 from appkit.state import FRAMED, KEEP, at_most, default, following, key, presenter
 from appkit.votes import class_result
+from appkit.waiting import keep_press, loading_note, pressed
 from appkit.widgets import (GPU_EDIT, block_slider, drafter_label, gpu_profile, html, plain, prompt_label,
                             rounds_and_seed, run_row)
 from specviz.viz.export import chart_config   # the pages' main charts
 
 __all__ = ["CHECKS_AHEAD", "DRAFT_VERIFY", "FRAMED", "GPU_EDIT", "HOME", "KEEP", "LESSONS", "apology", "at_most", "block_slider",
            "chart_config", "check", "class_result", "css", "current_page", "default", "drafter_label", "engine",
-           "following", "forget_predictions", "fragment_run", "frame", "gpu_profile", "header", "hold", "html", "key", "limits",
-           "mark_seen", "models", "new_tokens", "next_lesson", "not_measured_here", "plain", "predict",
-           "prediction", "presenter", "prompt_label", "remember", "require_models", "rounds_and_seed",
-           "run_here", "run_row", "set_link", "share", "shared", "show_class", "stop"]
+           "following", "forget_predictions", "fragment_run", "frame", "gpu_profile", "header", "hold", "html", "keep_press",
+           "key", "limits", "loading_note", "mark_seen", "models", "new_tokens", "next_lesson", "not_measured_here", "plain", "predict",
+           "prediction", "presenter", "pressed", "prompt_label", "remember", "require_models", "rounds_and_seed",
+           "run_here", "run_row", "set_link", "share", "shared", "show_class", "stop", "wait_for_engine_code"]

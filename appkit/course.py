@@ -25,24 +25,25 @@ class Page:
     id: str      # stable: keys and links use it
     file: str
     title: str
+    engine: bool = True   # its imports bring the engine (and transformers): app.py imports that first
 
     @property
     def url_path(self) -> str:
         return Path(self.file).stem
 
 
-HOME = Page("home", "pages/home.py", "Home: draft, then verify")
+HOME = Page("home", "pages/home.py", "Home: draft, then verify", engine=False)   # its race imports it when it runs
 LESSONS = [
     Page("draft", "pages/draft_and_verify.py", "1 · Draft and verify"),
     Page("sampling", "pages/sampling_lossless.py", "2 · Sampling stays lossless"),
     Page("parallel", "pages/parallel_drafting.py", "3 · Parallel drafting"),
     Page("budget", "pages/verification_budget.py", "4 · Verification budget"),
-    Page("admission", "pages/biased_admission.py", "5 · Biased admission"),
+    Page("admission", "pages/biased_admission.py", "5 · Biased admission", engine=False),
     Page("dloop", "pages/dloop.py", "6 · DLoop: more stages, one check"),
     Page("cost", "pages/cost_per_token.py", "7 · Cost per token"),
     Page("speedup", "pages/reading_a_speedup.py", "8 · Reading a speedup"),
     Page("inside", "pages/inside_a_round.py", "9 · Inside a round"),
-    Page("glossary", "pages/glossary.py", "Glossary"),
+    Page("glossary", "pages/glossary.py", "Glossary", engine=False),
 ]
 GLOSSARY = LESSONS[-1]
 COURSE = [HOME, *LESSONS]

@@ -5,7 +5,8 @@ limits of one run. Each set loads once per server and device, in a thread of its
 first run has drawn its page (`start_loading`, called by app.py) or by the first action that needs the
 models, whichever comes first (`loader`), and is shared by every session: a page draws at once, and
 only what runs the models waits for them (`models`, `require_models`, with a "loading the models"
-spinner). Every engine call that touches them goes through `engine()`: one lock, which also keeps
+spinner). The code that runs them is imported first, by one thread (appkit.engine_code). Every engine
+call that touches them goes through `engine()`: one lock, which also keeps
 live timings clean (two sessions never time a forward at the same moment).
 
 What it leaves out: the sidebar that chooses a set (appkit.frame), the models themselves (specviz).
@@ -19,6 +20,7 @@ from pathlib import Path
 import streamlit as st
 import torch
 
+from appkit.engine_code import ENGINE_CODE, import_engine_code
 from appkit.screen import stop
 from appkit.state import DEVICE, MODEL_SET
 from specviz.generator.devices import cpu_name, pick_device
@@ -85,8 +87,9 @@ def loader(set_name: str, device: str) -> Background:
     cfg, lock = config(), _lock()
 
     def load():
-        # imported here, in the loading thread: transformers' model classes take seconds to import,
-        # and the first page draws without them (nothing else the pages draw at first needs them)
+        # imported by ENGINE_CODE's thread: transformers' model classes take seconds to import, and the
+        # first page draws without them (nothing else the pages draw at first needs them)
+        ENGINE_CODE.wait()
         from specviz.hosting.model_sets import load_model_set
         m = load_model_set(cfg, set_name, device)
         with lock:
@@ -137,7 +140,9 @@ def start_loading():
     """Start loading this session's set, if nothing has: app.py calls it once a run has drawn its page,
     since loading (transformers' imports, the thread count's measurement) takes both cores for seconds
     (on the 2-core host the home page's race button came 9.2-9.5 s after `streamlit run`, 9.8-10.1 s
-    with the load started mid-run; scripts/first_page.py). What needs the models starts it itself."""
+    with the load started mid-run; scripts/first_page.py). What needs the models starts it itself.
+    This run first waits for the engine's code (appkit.engine_code.import_engine_code)."""
+    import_engine_code()
     loading().start()
 
 
@@ -179,25 +184,6 @@ def models(wait: bool = True):
         return None
     st.session_state.pop("models_error", None)
     return m
-
-
-# every 3 s: often enough to redraw soon after the load, rarely enough that a browser sees the page at
-# rest between ticks (a test waiting for two quiet seconds is not held for the whole load)
-@st.fragment(run_every=3.0)
-def _load_clock(what: str):
-    job = loading()
-    if job.done:
-        st.rerun()   # the whole page again, now with the models
-    st.caption(f"**Loading the models** (once per server; {job.seconds:.0f} s so far): {what}")
-
-
-def loading_note(what: str) -> bool:
-    """While the models load: a line saying so, with the seconds so far and `what` waits for them,
-    and the whole page drawn again once they have arrived. True while they load."""
-    if loading().done:
-        return False
-    _load_clock(what)
-    return True
 
 
 STATUS_SLOT = "sidebar_models_status"   # the sidebar's status line (an st.empty), redrawn once the models arrive

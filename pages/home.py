@@ -4,7 +4,7 @@ import time
 import streamlit as st
 
 import appkit
-from appkit.runtime import loading, loading_note
+from appkit.runtime import loading
 from specviz.generator.settings import Settings
 from specviz.generator.threads import fit_threads
 from specviz.lessons.presets import PRESETS
@@ -20,6 +20,7 @@ def race():
 
 REPLAY_SECONDS = 3.0   # the slower runner's measured decode time, stretched to this on screen
 RACES = 5              # races per click: the speedup is shown as their median and range
+RACE_ASKED = "home_race_asked"   # a press of Start the race, not yet run
 
 appkit.css()
 st.title("Draft, then verify")
@@ -64,7 +65,7 @@ if m:
     c2.selectbox("Drafter", list(m.drafter_models), key="keep_home_drafter", format_func=appkit.drafter_label)
 else:
     with c2:
-        loading_note("the drafters appear when they are ready, and a race started now waits for them.")
+        appkit.loading_note("the drafters appear when they are ready, and a race started now waits for them.")
 appkit.default("keep_home_k", 4)
 appkit.block_slider(c3, "Proposals per round (k)", 8, "keep_home_k")
 
@@ -90,10 +91,10 @@ fastest_line = st.empty()   # filled below the race: a race run now replaces the
 
 
 def run_race(lanes, bar):
-    """Race RACES times under the engine lock (first waiting for the models, if they still load),
+    """Race RACES times under the engine lock (the models have arrived: appkit.pressed waits for them),
     then replay the median race in slow motion."""
     models = appkit.require_models()
-    open_on(models)   # a race started while they loaded opens where the page would have
+    open_on(models)   # a race pressed while they loaded opens where the page would have
     settings = Settings.greedy(st.session_state["keep_home_drafter"], appkit.new_tokens(40),
                                block_size=st.session_state["keep_home_k"])
     appkit.check(st.session_state["keep_home_prompt"], settings)
@@ -113,10 +114,11 @@ def run_race(lanes, bar):
 
 
 failed = m is None and loading().done   # the load failed: the sidebar says why
-go = st.button("Start the race", type="primary", disabled=failed or not revealed,
-               help=None if revealed else "Make your prediction first (or press Reveal).")
+# kept until the models are there: a press made while they load runs once they arrive (appkit.waiting)
+st.button("Start the race", type="primary", disabled=failed or not revealed,
+          help=None if revealed else "Make your prediction first (or press Reveal).", **appkit.keep_press(RACE_ASKED))
 lanes = [st.empty(), st.empty()]
-if go:
+if appkit.pressed(RACE_ASKED, "the race you started is queued, and runs as soon as they have arrived."):
     try:
         st.session_state["home_race"] = run_race(lanes, st.progress(0.0, f"Racing {RACES} times…"))
         st.session_state.pop("home_fastest", None)   # the race is the fresher figure

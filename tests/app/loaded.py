@@ -1,7 +1,7 @@
 """What a browser does once the models have loaded, for AppTest: the page is drawn again.
 
 A fresh server draws its pages while the models load (appkit.runtime.loader); in a browser the page
-then redraws itself (appkit.runtime.loading_note's timer), which AppTest never runs. A test that
+then redraws itself (appkit.waiting.loading_note's timer), which AppTest never runs. A test that
 reads what only loaded models draw (the home race's drafter box, the sidebar's model status) waits
 for the session's load and runs the page again.
 """
