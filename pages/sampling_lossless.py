@@ -127,6 +127,12 @@ if revealed:   # everything below carries the answer
     st.markdown("Equal distributions do not mean equal sentences. Speculative execution consumes random numbers "
                 "differently from plain sampling, so runs are not required to match, even with the same nominal "
                 f"random seed ({appkit.CHECKS_AHEAD}): the same random seed *can* give another sentence.")
+    st.markdown(f"Here the two sources promise different things. {appkit.DRAFT_VERIFY} says speculative decoding "
+                "produces “the exact same text, faster”: “You get the same output you would have gotten the slow "
+                "way.” In this app's reading that holds for greedy decoding, within implementation numerics, and "
+                f"overstates the sampling case. {appkit.CHECKS_AHEAD} promises the target's distribution, and says "
+                "its guarantees “do not require two random runs to produce the same sentence, even with the same "
+                "nominal seed”.")
     appkit.default("keep_sampling_gen_seed", 1)
     st.number_input("random seed", 0, 10**6, step=1, key="keep_sampling_gen_seed")
 

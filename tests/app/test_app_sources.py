@@ -187,3 +187,15 @@ def test_the_works_list_says_which_identifiers_the_sources_give_and_which_this_a
             "number and the link are this app's.") in works
     assert "Identifiers: the version is *How speculative decoding checks ahead*'s (v4.46.0)" in works
     assert "paper's own names" not in works and "the DSpark paper" not in "\n".join(m.value for m in at.markdown)
+
+
+def test_lesson_2_says_where_the_two_sources_disagree_on_what_lossless_promises():
+    """Catches lesson 2 quoting *Draft, Then Verify*'s "Speculative decoding buys speed, not a different answer"
+    with nothing beside it: for sampling, the other source promises a distribution, not the same sentence."""
+    texts = elements(opened("pages/sampling_lossless.py", "p (the target)", None))
+    said = next(t for t in texts if t.startswith("Here the two sources promise different things."))
+    assert "*Draft, Then Verify* says speculative decoding produces “the exact same text, faster”: “You get the " \
+           "same output you would have gotten the slow way.”" in said
+    assert "overstates the sampling case" in said and "In this app's reading" in said
+    assert f"*{TITLE}* promises the target's distribution" in said
+    assert "“do not require two random runs to produce the same sentence, even with the same nominal seed”" in said
