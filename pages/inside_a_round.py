@@ -196,9 +196,10 @@ st.markdown(f"With **overlapping phases**, measure the elapsed critical path ins
             f"add up to {overlap['sum_of_phases']} ms, the round took **{overlap['critical_path']} ms**.")
 st.markdown(f"**System against user:** aggregate tok/s measures the system's output rate; tok/s per user describes "
             "one generation stream. DLoop's Table A2 reports autoregressive decoding at 3763 tok/s at concurrency 32 "
-            f"(the source); if the 32 streams shared it equally (our assumption) each would see about "
-            f"**{num(3763 / 32, 1)} tok/s**. Time to first token and request-arrival-to-completion latency include "
-            "further stages; the inspected DLoop evaluator records target prefill separately and resets its decode "
+            f"({CHECKS}). If that is an aggregate rate, which the source does not say (lesson 8 marks it not "
+            "stated), and if the 32 streams shared it equally, each would see about "
+            f"**{num(3763 / 32, 1)} tok/s**: both ifs are this app's assumptions. Time to first token and "
+            "request-arrival-to-completion latency include further stages; the inspected DLoop evaluator records target prefill separately and resets its decode "
             "timer after the first draft backbone pass.")
 if blocks and not live:
     st.caption(LATER)
@@ -224,7 +225,8 @@ st.markdown(f"{CHECKS}, on DLoop: **loop-aware training** unrolls extra drafting
             "loop continues). When a stage passes the gate, the preceding stage's **last proposed token becomes the "
             "next anchor**, and the drafter's own final-layer hidden states stand in as provisional features. "
             "**D-Loop**, with a hyphen, is a different method: it keeps a prefix of a proposed block and reruns the "
-            "same drafter to regenerate that block's suffix. D-Loop refines within a block; DLoop extends across "
+            "same drafter to regenerate that block's suffix with the prefix revealed; its method can also consider "
+            "**multiple prefix boundaries**. D-Loop refines within a block; DLoop extends across "
             "whole stages before verification.")
 if "dloop" in m.drafter_models and not live:
     st.caption(LATER)

@@ -90,7 +90,12 @@ CASES = {
         ("is **not rerun for each proposed token**", True),
         ("**The embedded DFlash reads its proposals DSpark's way**", True),
         ("DFlash's own alignment drops the anchor slot's output", True),
-    ], []),
+        # two assumptions behind the per-stream rate, not one (was "shared it equally (our assumption)")
+        ("If that is an aggregate rate, which the source does not say (lesson 8 marks it not stated), and if the 32 "
+         "streams shared it equally, each would see about **117.6 tok/s**: both ifs are this app's assumptions.",
+         True),
+        ("its method can also consider **multiple prefix boundaries**", True),
+    ], ["shared it equally (our assumption)"]),
 }
 
 
