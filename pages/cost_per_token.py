@@ -155,6 +155,12 @@ st.markdown(f"Why can checking several positions cost little more than one? {app
             "step. The embedded models are far smaller than the models those conditions describe, and they run on "
             "one device, with no communication between devices to measure: the timing below says what a wider "
             "check costs them on this machine.")
+st.markdown(f"What else moves the break-even point ({appkit.CHECKS_AHEAD}): when many requests already occupy the "
+            "machine, speculative positions compete with productive positions from other requests. “Longer "
+            "contexts, model depth, kernel shapes, padding, and synchronization can move the break-even point "
+            "too.” Lesson 4 counts padding, and the weight layouts at the foot of this page are kernel shapes on "
+            "this machine. The measurement here is one request at a time, on one target, with short contexts: "
+            "load, context length, depth and synchronization are not varied.")
 
 
 def run_widths():
