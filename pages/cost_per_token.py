@@ -79,14 +79,18 @@ def show_measurement(res: dict):
     m2.metric("speculative, per token", f"{s['ms_per_token']:.2f} ms", help=res["speculative"]["ms_per_token"].label(" ms"))
     m3.metric("measured speedup", f"{speed.median:.2f}×", help="median of the runs, plain's i-th against speculative's i-th")
     m4.metric("tokens per round", f"{s['acceptance_length']:.2f}")
-    st.markdown(cost.speedup_sentence(speed))
+    if revealed:   # faster or slower is the worked example's question: the measured verdict waits for its answer
+        st.markdown(cost.speedup_sentence(speed))
+    else:
+        st.caption("Whether these runs were faster or slower than plain decoding is said here once the question "
+                   "above is answered.")
     st.markdown(
         f"Speculative: **{s['decode_ms']:.1f} ms ÷ {s['tokens']} committed tokens = {s['ms_per_token']:.2f} ms/token** "
         f"over {s['rounds']} rounds (draft {s['draft_ms']:.1f} ms, verify {s['verify_ms']:.1f} ms, overhead "
         f"{s['overhead_ms']:.1f} ms). Plain: {p['decode_ms']:.1f} ms ÷ {p['tokens']} tokens.")
     st.markdown(
         f"Verification alone costs {s['verify_ms']:.1f} ms ÷ {s['tokens']} tokens = {s['verify_ms_per_token']:.2f} ms/token. "
-        + cost.if_drafting_were_free(p["ms_per_token"], s["verify_ms_per_token"]))
+        + (cost.if_drafting_were_free(p["ms_per_token"], s["verify_ms_per_token"]) if revealed else ""))
     st.plotly_chart(figs.round_costs(res["speculative"]["trace"].rounds, p["ms_per_token"]), key="cost_rounds")
     if revealed:   # the break-even line answers the worked example's question too
         st.markdown("A round must commit more tokens than **round time ÷ plain ms per token** to pay for itself. "

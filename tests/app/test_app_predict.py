@@ -118,6 +118,23 @@ def test_reveal_shows_the_answer_without_a_choice_and_both_survive_a_page_switch
     assert metric(at, "retrospective (search without the stop)") == "P(A) = 0.85"
 
 
+VERDICTS = ("than plain decoding in every run", "within this machine's noise", "If drafting and bookkeeping cost nothing",
+            "Even if drafting and bookkeeping cost nothing")
+
+
+def test_lesson7s_measured_verdict_waits_for_the_worked_examples_answer(short_runs):
+    """The worked example asks whether speculation is faster or slower; the live measurement's verdict on
+    the same question is an answer too, and waits for the class's. Planted bug it catches: "slower than
+    plain decoding in every run" (and what free drafting would give) drawn beside an unanswered question."""
+    at = open_page("pages/cost_per_token.py")
+    assert "Speedup over the runs:" not in body(at) and not any(v in body(at) for v in VERDICTS)
+    assert any("once the question above is answered" in c.value for c in at.caption)
+    choose(at, "cost", "faster")
+    assert "Speedup over the runs:" in body(at) and any(v in body(at) for v in VERDICTS[:2])
+    assert any(v in body(at) for v in VERDICTS[2:])
+    assert not any("once the question above is answered" in c.value for c in at.caption)
+
+
 def test_in_presenter_mode_the_key_a_reveals():
     at = open_page("pages/biased_admission.py")
     assert at.button(key="predict_reveal_admission").proto.shortcut == ""
