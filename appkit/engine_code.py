@@ -40,7 +40,7 @@ def wait_for_engine_code(url_path: str):
 
 
 def import_engine_code():
-    """The engine's code imported, waiting for it here: the end of a run whose page has drawn (appkit.runtime.
+    """The engine's code imported, waiting for it here: at the end of a run whose page has drawn (appkit.runtime.
     start_loading), so that the next run, whatever its page and however Streamlit starts it (a fresh
     server's first request runs a page's file without app.py, see appkit.frame), finds it imported
     instead of importing it beside the load. Seconds, once per server."""

@@ -141,9 +141,9 @@ def start_loading():
     since loading (transformers' imports, the thread count's measurement) takes both cores for seconds
     (on the 2-core host the home page's race button came 9.2-9.5 s after `streamlit run`, 9.8-10.1 s
     with the load started mid-run; scripts/first_page.py). What needs the models starts it itself.
-    This run first waits for the engine's code (appkit.engine_code.import_engine_code)."""
+    This run then waits for the engine's code, which the load waits for too (appkit.engine_code)."""
+    loading().start()   # first: its seconds, which the pages show, count from here
     import_engine_code()
-    loading().start()
 
 
 _NO_WAIT = contextvars.ContextVar("models_no_wait", default=False)

@@ -23,7 +23,7 @@ def _load_clock(what: str, loud: bool):
         st.rerun()   # the whole page again, now with the models
     line = f"**Loading the models** (once per server; {job.seconds:.0f} s so far): {what}"
     if loud:
-        st.info(line, icon="⏳")
+        st.info(line, icon=":material/hourglass_top:")   # an icon font's: the page's text font has no ⏳
     else:
         st.caption(line)
 
