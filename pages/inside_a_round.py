@@ -167,8 +167,8 @@ strong, doubtful = res["survival"]["strong"], res["survival"]["doubtful"]
 st.markdown(f"{CHECKS}, on DSpark: multiplying the confidence head's conditional estimates gives each position's "
             "probability of belonging to the surviving prefix, so **a later token of a strong request can be worth "
             "more than an early token of a doubtful one**. The scheduler prices expected committed output against a "
-            "table of target steps per second (SPS) **profiled at engine initialisation**, and uses it to change the "
-            "allocation as load changes; this needs **calibrated** probability magnitudes. Lesson 4 runs it live.")
+            "table of target steps per second (this app calls it SPS) **profiled at engine initialisation**, and "
+            "uses it to change the allocation as load changes; this needs **calibrated** probability magnitudes. Lesson 4 runs it live.")
 st.markdown(f"**This app's worked example** (numbers ours): a strong request with confidences {ex['strong']} "
             f"(survival {', '.join(num(a) for a in strong)}) and a doubtful one with {ex['doubtful']} (survival "
             f"{', '.join(num(a) for a in doubtful)}), SPS = {ex['sps']} at B = 1…{len(ex['sps'])}. The scheduler "
@@ -199,8 +199,8 @@ st.markdown(f"**System against user:** aggregate tok/s measures the system's out
             f"({CHECKS}). If that is an aggregate rate, which the source does not say (lesson 8 marks it not "
             "stated), and if the 32 streams shared it equally, each would see about "
             f"**{num(3763 / 32, 1)} tok/s**: both ifs are this app's assumptions. Time to first token and "
-            "request-arrival-to-completion latency include further stages; the inspected DLoop evaluator records target prefill separately and resets its decode "
-            "timer after the first draft backbone pass.")
+            "request-arrival-to-completion latency include further stages; the inspected DLoop evaluator records "
+            "target prefill separately and resets its decode timer after the first draft backbone pass.")
 if blocks and not live:
     st.caption(LATER)
 elif blocks:
@@ -226,8 +226,8 @@ st.markdown(f"{CHECKS}, on DLoop: **loop-aware training** unrolls extra drafting
             "next anchor**, and the drafter's own final-layer hidden states stand in as provisional features. "
             "**D-Loop**, with a hyphen, is a different method: it keeps a prefix of a proposed block and reruns the "
             "same drafter to regenerate that block's suffix with the prefix revealed; its method can also consider "
-            "**multiple prefix boundaries**. D-Loop refines within a block; DLoop extends across "
-            "whole stages before verification.")
+            "**multiple prefix boundaries**. D-Loop refines within a block; DLoop extends across whole stages "
+            "before verification.")
 if "dloop" in m.drafter_models and not live:
     st.caption(LATER)
 elif "dloop" in m.drafter_models:

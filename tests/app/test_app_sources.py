@@ -99,7 +99,8 @@ CASES = {
          "streams shared it equally, each would see about **117.6 tok/s**: both ifs are this app's assumptions.",
          True),
         ("its method can also consider **multiple prefix boundaries**", True),
-    ], ["shared it equally (our assumption)"]),
+        ("table of target steps per second (this app calls it SPS)", True),   # the name is not the source's
+    ], ["shared it equally (our assumption)", "steps per second (SPS)"]),
 }
 
 
