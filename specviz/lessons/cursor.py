@@ -20,8 +20,8 @@ class Cursor:
     Cursor(shown=1, phase='draft')
     >>> c.forward().forward(), c.forward().forward().forward()
     (Cursor(shown=1, phase='commit'), Cursor(shown=2, phase='draft'))
-    >>> Cursor(2, "draft").back(), Cursor(2, "verify").next_round()
-    (Cursor(shown=1, phase='commit'), Cursor(shown=2, phase='commit'))
+    >>> Cursor(2, "draft").back(), Cursor(2, "verify").next_round(), Cursor(2, "commit").next_round()
+    (Cursor(shown=1, phase='commit'), Cursor(shown=3, phase='draft'), Cursor(shown=3, phase='draft'))
     """
     shown: int = 0
     phase: str = "commit"
@@ -33,10 +33,9 @@ class Cursor:
         return Cursor(self.shown, PHASE_ORDER[PHASE_ORDER.index(self.phase) + 1])
 
     def next_round(self) -> "Cursor":
-        """Finish the current round, or show the next one whole."""
-        if self.shown and self.phase != "commit":
-            return Cursor(self.shown, "commit")
-        return Cursor(self.shown + 1, "commit")
+        """The next round's draft phase, from any phase of this one: the page asks there how many
+        proposals the target will keep, so a round is never shown whole before its question."""
+        return Cursor(self.shown + 1, "draft")
 
     def back(self) -> "Cursor":
         if self.shown == 0:

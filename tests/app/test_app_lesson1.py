@@ -67,7 +67,7 @@ def test_a_prediction_is_compared_with_the_answer():
 def test_the_round_log_holds_back_the_verdict_of_the_round_being_drafted():
     at = lesson()
     press(at, "Next round")
-    press(at, "Next phase")                                # round 2, draft phase
+    press(at, "Next round")                                # round 2, draft phase
     assert "<b>round 2</b>" in html(at) and phase(at) == "1. draft"
     assert list(at.dataframe[0].value["round"]) == [1]
     press(at, "Next phase")
@@ -77,10 +77,11 @@ def test_the_round_log_holds_back_the_verdict_of_the_round_being_drafted():
 def test_next_round_back_and_reset_move_through_recorded_rounds():
     at = lesson()
     for _ in range(3):
-        press(at, "Next round")
-    assert "<b>round 3</b>" in html(at) and phase(at) == "3. commit"
+        press(at, "Next round")                            # each stops at its round's question
+    assert "<b>round 3</b>" in html(at) and phase(at) == "1. draft"
+    assert at.radio(key="keep_predict_draft_2").value is None
     press(at, "◀ Back")
-    assert "<b>round 3</b>" in html(at) and phase(at) == "2. verify"
+    assert "<b>round 2</b>" in html(at) and phase(at) == "3. commit"
     press(at, "↺ Reset")
     assert "**Ready**" in md(at)
     press(at, "Next round")
@@ -96,9 +97,9 @@ def test_play_advances_and_turns_into_pause():
 
 def test_round_log_lists_the_rounds_shown():
     at = lesson()
-    press(at, "Next round")
-    press(at, "Next round")
-    assert len(at.dataframe[0].value) == 2
+    for _ in range(3):
+        press(at, "Next round")
+    assert len(at.dataframe[0].value) == 2                 # round 3 waits for its verdict
 
 
 def test_a_link_restores_prompt_and_settings():

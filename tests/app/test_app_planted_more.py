@@ -161,6 +161,15 @@ def upload(at, name: str, trace):
     assert not at.error, [e.value for e in at.error]
 
 
+def whole(at, n: int):
+    """Lesson 1 at round `n`'s commit phase, through Next round (which stops at a round's question, in
+    its draft phase) and two Next phase, no guess made."""
+    for _ in range(n):
+        press(at, "Next round")
+    press(at, "Next phase")
+    press(at, "Next phase")
+
+
 def test_lesson1_states_each_planted_round_s_outcome_and_each_row_s_comparison():
     """tokens.verdict (after a guess and without one, at verify and at commit: a bonus, a correction, a drafter
     that proposed nothing) and the candidate-history rows (greedy: "=" keeps, "≠" rejects, then unused; sampling:
@@ -179,9 +188,8 @@ def test_lesson1_states_each_planted_round_s_outcome_and_each_row_s_comparison()
     greedy = next(t for t in runs if {"bonus", "correction"} <= set(endings(t)))
     b, c = endings(greedy).index("bonus"), endings(greedy).index("correction")
     upload(at, "greedy.json", greedy)
-    for _ in range(b):
-        press(at, "Next round")                      # round b shown whole...
-    press(at, "Next phase")                          # ...then round b + 1's draft phase: guess one fewer than it kept
+    for _ in range(b + 1):
+        press(at, "Next round")                      # round b + 1's draft phase: guess one fewer than it kept
     n = len(greedy.rounds[b].proposed)
     at.radio(key=f"keep_predict_draft_{b}").set_value(n - 1).run()
     assert not at.exception, [e.value for e in at.exception]
@@ -192,8 +200,7 @@ def test_lesson1_states_each_planted_round_s_outcome_and_each_row_s_comparison()
             "target pass.") in md(at)
     assert greedy_rows(html(at)) == (n, 0, 0) and "bonus: the target's argmax here" in html(at)
     press(at, "↺ Reset")
-    for _ in range(c + 1):
-        press(at, "Next round")                      # round c shown whole, never guessed
+    whole(at, c + 1)                                 # round c + 1 shown whole, never guessed
     rc = greedy.rounds[c]
     kept, n = rc.accepted, len(rc.proposed)
     assert (f"The target kept **{kept}** of {n} proposals + 1 correction = {kept + 1} token{'s' if kept else ''} from "
@@ -204,7 +211,7 @@ def test_lesson1_states_each_planted_round_s_outcome_and_each_row_s_comparison()
     lookup = Generation(m, "Once upon a time", Settings.greedy("lookup", 4, block_size=3)).run()
     assert not lookup.rounds[0].proposed                 # the premise: no earlier match, nothing to propose
     upload(at, "lookup.json", lookup)
-    press(at, "Next round")
+    whole(at, 1)
     assert "The drafter proposed nothing: the target supplied 1 token of its own from one target pass." in md(at)
     assert "kept **" not in md(at)
 
@@ -212,8 +219,7 @@ def test_lesson1_states_each_planted_round_s_outcome_and_each_row_s_comparison()
                                              sampling=SamplingSettings(temperature=1.0), seed=1)).run()
     i = next(i for i, r in enumerate(sampled.rounds) if 0 < r.accepted < len(r.proposed))   # kept some, then failed
     upload(at, "sampled.json", sampled)
-    for _ in range(i + 1):
-        press(at, "Next round")
+    whole(at, i + 1)
     r = sampled.rounds[i]
     body = html(at)
     for j, d in enumerate(r.decisions[:r.accepted + 1]):

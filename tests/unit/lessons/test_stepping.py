@@ -49,11 +49,23 @@ def test_back_and_reset_never_call_a_model(models):
     s = started(models, lock=lock)
     s.move("round"), s.move("round")
     calls = lock.entered
-    assert s.move("back") is None and s.cursor == Cursor(2, "verify")
+    assert s.move("back") is None and s.cursor == Cursor(1, "commit")
     s.move("reset")
     assert s.cursor == Cursor() and lock.entered == calls and len(s.trace.rounds) == 2
     s.move("round"), s.move("round")
-    assert s.cursor == Cursor(2, "commit") and lock.entered == calls   # recorded rounds are replayed
+    assert s.cursor == Cursor(2, "draft") and lock.entered == calls   # recorded rounds are replayed
+
+
+def test_next_round_stops_at_the_next_rounds_question(models):
+    """From any phase, Next round shows the next round's draft phase, where the page asks how many
+    proposals the target will keep. Planted bug it catches: Next round showing the next round whole
+    (its verdict on screen before its question)."""
+    s = started(models)
+    assert s.move("round") is None and s.cursor == Cursor(1, "draft")
+    s.move("forward")
+    assert s.move("round") is None and s.cursor == Cursor(2, "draft")   # from verify: not round 1's commit
+    s.move("forward"), s.move("forward")
+    assert s.move("round") is None and s.cursor == Cursor(3, "draft")   # from commit: not round 3 whole
 
 
 def test_the_end_of_a_live_generation_is_said_and_stops_play(models):
@@ -71,7 +83,7 @@ def test_a_saved_trace_replays_without_a_model_and_ends_as_a_replay(models):
     assert s.load(live.trace.to_json(), "saved.json")
     assert s.replay and s.gen is None and s.cursor == Cursor()
     assert [s.move("round") for _ in range(3)] == [None, None, ENDED_REPLAY]
-    assert s.cursor == Cursor(2, "commit")
+    assert s.cursor == Cursor(2, "draft")
 
 
 def test_a_bad_file_is_named_and_keeps_what_was_on_screen(models):
@@ -112,6 +124,7 @@ def test_a_follower_never_steps_past_what_the_presenter_has_shown(models):
     assert s.move("back") is None and s.cursor == Cursor(1, "commit")         # back, and forward again
     assert s.move("forward") is None and s.cursor == Cursor(2, "draft")
     s.follow(live.trace.to_json(), Cursor(3, "commit"))                      # the presenter moved on
-    assert s.move("back") is None and s.move("round") is None and s.cursor == Cursor(3, "commit")
+    assert s.move("back") is None and s.move("forward") is None and s.cursor == Cursor(3, "commit")
+    assert s.move("round") == AHEAD and s.cursor == Cursor(3, "commit")      # round 4 is not shown yet
     s.load(live.trace.to_json())                                             # a saved file: no presenter
-    assert s.move("round") is None and s.move("round") is None and s.cursor == Cursor(2, "commit")
+    assert s.move("round") is None and s.move("round") is None and s.cursor == Cursor(2, "draft")
