@@ -43,7 +43,7 @@ def start():
     try:
         appkit.check(s.prompt, s.engine_settings())
     except ValueError as e:
-        stepper.error = str(e)
+        stepper.refuse(str(e))
         return
     if stepper.start(appkit.require_models(), s.prompt, s.engine_settings()):
         state["link"] = to_params(s) | {"set": S[appkit.KEEP + "set"]}
@@ -144,7 +144,9 @@ def panel():
     b[1].button("Next phase\u00a0▶", on_click=move, args=("forward",), shortcut="Right", type="primary",
                 width="stretch")
     b[2].button("Next round\u00a0»", on_click=move, args=("round",), shortcut="N", width="stretch")
-    b[3].button("⏸ Pause" if stepper.playing else "▶ Play", on_click=stepper.toggle_play, shortcut="P",
+    # the icon font's pause and play: the page's text font has no ⏸, which drew as an empty box
+    b[3].button("Pause" if stepper.playing else "Play", on_click=stepper.toggle_play, shortcut="P",
+                icon=":material/pause:" if stepper.playing else ":material/play_arrow:",
                 width="stretch")
     b[4].button("↺ Reset", on_click=move, args=("reset",), shortcut="Home", width="stretch")
     if S.get("draft_toast"):
@@ -212,7 +214,8 @@ def panel():
     with st.expander("Round log", expanded=False):
         # in the draft phase the round on screen has no verdict yet: the log stops before it
         done = cur.shown - (cur.phase == "draft")
-        st.dataframe(tokens.log_rows(trace.rounds[:done]), hide_index=True, width="stretch")
+        # a table, not a dataframe: its cells wrap, where a dataframe's cut the emitted text with an ellipsis
+        st.table(tokens.log_rows(trace.rounds[:done]), hide_index=True)
     # inside the fragment, so the file always holds the rounds stepped so far
     # a callable: the JSON is built when the button is clicked, not on every step
     st.download_button("Download the recorded rounds (JSON)", trace.to_json, file_name="specviz-trace.json",

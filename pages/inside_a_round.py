@@ -11,6 +11,7 @@ from specviz.lessons import inside
 from specviz.lessons.markup import md_token
 from specviz.viz import inside as figs
 from specviz.viz.charts import num
+from specviz.viz.stages import stage_rows
 
 S = st.session_state
 CHECKS = "*How speculative decoding checks ahead*"
@@ -233,10 +234,7 @@ if "dloop" in m.drafter_models and not live:
 elif "dloop" in m.drafter_models:
     prompt = S.get("keep_inside_prompt", PRESETS[0])
     loop = appkit.remember("inside_dloop", (m.name, str(m.device), prompt), lambda: inside.dloop_round(m, prompt))
-    st.table(pd.DataFrame([{"stage": s["stage"], "anchor": s["anchor"], "proposals": " ".join(s["proposals"]),
-                            "gate": inside.gate_reason(s["stage"], s["logprob_sum"], loop["threshold"],
-                                                       loop["max_stages"])}
-                           for s in loop["stages"]]), hide_index=True)
+    st.table(pd.DataFrame(stage_rows(loop)), hide_index=True)   # token text shown as itself
     st.caption(f"This app's live round: the loop-aware drafter, k = 3, up to S = {loop['max_stages']} stages, threshold g = "
                f"{loop['threshold']:g}; the target then kept {loop['accepted']} of {loop['proposed']} proposals. "
                "Each later stage's anchor is the previous stage's last proposal.")

@@ -50,16 +50,28 @@ class Stepper:
         self.limit: Cursor | None = None   # following a class: the presenter's cursor, never passed
 
     def start(self, models, prompt: str, settings) -> bool:
-        """Prefill a fresh generation (no round runs yet); False with `error` set when it cannot."""
+        """Prefill a fresh generation (no round runs yet); False, refused (see `refuse`), when it cannot."""
         self.error, self.playing = None, False
         try:
             with self.lock():
                 gen = Generation(models, prompt, settings)
         except ValueError as e:
-            self.error = str(e)
+            self.refuse(str(e))
             return False
         self._show(gen.trace, gen, replay=False)
         return True
+
+    def refuse(self, error: str):
+        """A start refused (a prompt over the host's limit, an empty one): the refusal is what is on
+        screen, so the older generation goes with it; stepping it beside the refusal read as the new
+        prompt's rounds.
+
+        >>> s = Stepper(); s.cursor = Cursor(2, "verify"); s.refuse("too long")
+        >>> s.error, s.trace, s.cursor, s.move("forward")
+        ('too long', None, Cursor(shown=0, phase='commit'), 'End of the recorded trace.')
+        """
+        self.trace, self.gen, self.cursor, self.playing, self.limit = None, None, Cursor(), False, None
+        self.error = error
 
     def load(self, data: str | bytes, name: str = "the file", max_new_tokens: int | None = None) -> bool:
         """Replay a saved trace, checked whole before any of it is kept (specviz.generator.trace_schema);

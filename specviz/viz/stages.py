@@ -16,6 +16,7 @@ from collections.abc import Callable
 import plotly.graph_objects as go
 
 from specviz.lessons.inside import gate_reason
+from specviz.lessons.markup import md_token
 from specviz.viz.charts import base_layout
 from specviz.viz.style import ACCEPTED, TARGET
 from specviz.viz.tokens import esc
@@ -73,6 +74,22 @@ def stages_html(info: dict, tokens: list[str]) -> str:
         rows.append(f"<tr><td>stage {i}{provisional}</td><td>{chips}</td><td>{html.escape(reason)}</td></tr>")
     return ("<table class='sv-table'><tr><th>stage</th><th>proposals</th><th>Σ log q vs threshold</th></tr>"
             + "".join(rows) + "</table>")
+
+
+def stage_rows(loop: dict) -> list[dict]:
+    r"""Lesson 9's table of one live DLoop round (specviz.lessons.inside.dloop_round): per stage its
+    anchor, proposals and the gate's reason. A table's cells render markdown, so token text is shown as
+    itself (specviz.lessons.markup.md_token): the Stack preset's `__init__` would turn bold.
+
+    >>> loop = {"threshold": -8.0, "max_stages": 2,
+    ...         "stages": [{"stage": 1, "anchor": "def", "proposals": [" __init__", "("], "logprob_sum": -1.5}]}
+    >>> print(*stage_rows(loop)[0].values(), sep=" | ")
+    1 | 'def' | '␣\_\_init\_\_' '\(' | draft another stage: Σ log q = −1.50 ≥ g = −8
+    """
+    return [{"stage": s["stage"], "anchor": md_token(s["anchor"]),
+             "proposals": " ".join(md_token(t) for t in s["proposals"]),
+             "gate": gate_reason(s["stage"], s["logprob_sum"], loop["threshold"], loop["max_stages"])}
+            for s in loop["stages"]]
 
 
 def sweep_figure(result: dict, label: Callable[[str], str]) -> go.Figure:

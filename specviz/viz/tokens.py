@@ -12,6 +12,8 @@ What it leaves out: the per-history p/q table and the cache strip (see `historie
 """
 import html
 
+from specviz.lessons.markup import md_token
+
 PHASES = ("draft", "verify", "commit")
 KIND_LABEL = {"accepted": "accepted", "correction": "correction", "bonus": "bonus",
               "stop": "stop rule: the target's own token, equal to the proposal"}
@@ -150,9 +152,10 @@ def verdict(r, guess: int | None, committed: bool) -> str:
 
 
 def log_rows(rounds: list) -> list[dict]:
-    """Rows for the round log table (plain text; the table widget escapes it)."""
+    """Rows for the round log table. A table's cells render markdown, so the emitted text is shown as
+    itself (specviz.lessons.markup.md_token): `__init__` would turn bold, `<b>` vanish."""
     return [{"round": r.index + 1, "proposed": len(r.proposed), "accepted": r.accepted,
-             "emitted": "".join(e["text"] for e in r.emitted),
+             "emitted": md_token("".join(e["text"] for e in r.emitted), spaces=False),
              "last": r.emitted[-1]["kind"] if r.emitted else "",
              "draft ms": round(r.draft_ms, 2), "verify ms": round(r.verify_ms, 2),
              "round ms": round(r.total_ms, 2)} for r in rounds]

@@ -1,6 +1,8 @@
 """AppTest for lesson 1: stepping a live round phase by phase, links, bad input, trace replay."""
 
 from streamlit.testing.v1 import AppTest
+
+from specviz.lessons.markup import md_token
 from tests.paths import ROOT
 
 APP = str(ROOT / "app.py")
@@ -69,9 +71,9 @@ def test_the_round_log_holds_back_the_verdict_of_the_round_being_drafted():
     press(at, "Next round")
     press(at, "Next round")                                # round 2, draft phase
     assert "<b>round 2</b>" in html(at) and phase(at) == "1. draft"
-    assert list(at.dataframe[0].value["round"]) == [1]
+    assert list(at.table[0].value["round"]) == [1]
     press(at, "Next phase")
-    assert list(at.dataframe[0].value["round"]) == [1, 2]
+    assert list(at.table[0].value["round"]) == [1, 2]
 
 
 def test_next_round_back_and_reset_move_through_recorded_rounds():
@@ -90,16 +92,56 @@ def test_next_round_back_and_reset_move_through_recorded_rounds():
 
 def test_play_advances_and_turns_into_pause():
     at = lesson()
-    press(at, "▶ Play")
-    assert any(b.label == "⏸ Pause" for b in at.button)
+    press(at, "Play")
+    assert any(b.label == "Pause" for b in at.button)
     assert "<b>round 1</b>" in html(at)
+
+
+def test_play_and_pause_draw_their_symbols_from_the_icon_font():
+    """The page's text font has no ⏸ (U+23F8): it drew as an empty box on the step row. Planted bug it
+    catches: a label that carries the symbol itself instead of a Material icon."""
+    at = lesson()
+    play = next(b for b in at.button if b.label == "Play")
+    assert play.proto.icon == ":material/play_arrow:"
+    press(at, "Play")
+    pause = next(b for b in at.button if b.label == "Pause")
+    assert pause.proto.icon == ":material/pause:"
+    assert not [b.label for b in at.button if "⏸" in b.label or "⏵" in b.label]
+
+
+def test_the_round_log_shows_each_rounds_emitted_text_whole():
+    """A table, whose cells wrap: a dataframe cut the "emitted" column with an ellipsis. Planted bug it
+    catches: the log drawn as st.dataframe."""
+    at = lesson()
+    for _ in range(3):
+        press(at, "Next round")
+    assert not at.dataframe
+    rounds = at.session_state["draft"]["stepper"].trace.rounds
+    assert list(at.table[0].value["emitted"]) == [md_token("".join(e["text"] for e in r.emitted), spaces=False)
+                                                  for r in rounds[:2]]
+
+
+def test_a_refused_prompt_leaves_no_older_generation_to_step():
+    """A prompt over the host's limit is refused, and the refusal is what is on screen: Next phase kept
+    stepping the older prompt's generation beside it. Planted bug it catches: the refusal set beside the
+    old trace instead of replacing it."""
+    at = lesson()
+    press(at, "Next round")
+    at.text_area(key="keep_draft_prompt").set_value("a" * 3000).run()
+    press(at, "Start with these settings")
+    assert any("2,000" in e.value for e in at.error)
+    assert not [b for b in at.button if b.label.startswith(("Next phase", "Next round"))]
+    assert "<b>round 1</b>" not in html(at)
+    at.text_area(key="keep_draft_prompt").set_value("The best way to learn is to").run()
+    press(at, "Start with these settings")                 # a prompt within the limit starts again
+    assert not at.error and any(b.label.startswith("Next phase") for b in at.button)
 
 
 def test_round_log_lists_the_rounds_shown():
     at = lesson()
     for _ in range(3):
         press(at, "Next round")
-    assert len(at.dataframe[0].value) == 2                 # round 3 waits for its verdict
+    assert len(at.table[0].value) == 2                 # round 3 waits for its verdict
 
 
 def test_a_link_restores_prompt_and_settings():

@@ -147,10 +147,10 @@ def test_lesson1_holds_the_round_back_until_the_prediction():
     press(at, "Next phase")                                  # round 1, draft phase
     assert at.radio(key="keep_predict_draft_0").label.startswith("**Predict:**")
     assert "not computed yet" in html(at) and "You predicted" not in body(at)
-    assert len(at.dataframe[0].value) == 0                   # the round log shows no verdict yet
+    assert len(at.table[0].value) == 0                       # the round log shows no verdict yet
     reveal(at, "draft_0")                                       # Reveal steps to the target's verdicts
     assert 'sv-phase on">2. verify' in html(at) and "The target kept **" in body(at)
-    assert len(at.dataframe[0].value) == 1
+    assert len(at.table[0].value) == 1
     press(at, "Start with these settings")                   # a new generation asks again
     press(at, "Next phase")
     assert at.radio(key="keep_predict_draft_0").value is None and at.button(key="predict_reveal_draft_0")

@@ -91,7 +91,15 @@ def test_committed_text_shows_a_rounds_tokens_only_at_commit():
 def test_summary_and_log_count_what_was_emitted():
     r = greedy_round()
     assert tokens.summary(r) == "kept 2 of 3 proposals + 1 correction = 3 tokens from one target pass"
-    assert tokens.log_rows([r])[0]["emitted"] == " a<b> d"
+    assert tokens.log_rows([r])[0]["emitted"] == "' a&lt;b&gt; d'"   # a table's cell renders markdown: shown as itself
+
+
+def test_the_round_log_shows_token_text_as_itself():
+    """Planted bug it catches: emitted text put raw into a table cell, which renders markdown
+    (`__init__` turns bold)."""
+    r = greedy_round()
+    r.emitted[0]["text"] = "def __init__"
+    assert tokens.log_rows([r])[0]["emitted"].startswith(r"'def \_\_init\_\_")
 
 
 def test_phases_are_validated():
