@@ -7,6 +7,7 @@ import appkit
 from appkit.runtime import loading
 from specviz.generator.settings import Settings
 from specviz.generator.threads import fit_threads
+from specviz.lessons import readable
 from specviz.lessons.presets import PRESETS
 from specviz.viz.race import lane_html
 
@@ -110,13 +111,15 @@ def run_race(lanes, bar):
         r = runners[i]
         lanes[i].html(lane_html(r.name, r.texts[:n], ms, n == len(r.texts), plain=i == 0))
     return {"lanes": [(r.name, r.texts, r.ms_per_token, r.elapsed_ms) for r in runners],
-            "speedup": res["speedup"], "verdict": race().verdict(*runners), "threads": threads}
+            "speedup": res["speedup"], "verdict": race().verdict(*runners), "threads": threads,
+            "prompt": st.session_state["keep_home_prompt"]}
 
 
 failed = m is None and loading().done   # the load failed: the sidebar says why
 # kept until the models are there: a press made while they load runs once they arrive (appkit.waiting)
 st.button("Start the race", type="primary", disabled=failed or not revealed,
           help=None if revealed else "Make your prediction first (or press Reveal).", **appkit.keep_press(RACE_ASKED))
+stuck = st.empty()   # above the lanes: why they hold no text, where the models cannot continue the prompt
 lanes = [st.empty(), st.empty()]
 if appkit.pressed(RACE_ASKED, "the race you started is queued, and runs as soon as they have arrived."):
     try:
@@ -139,6 +142,9 @@ if result and revealed:
     answer.markdown(f"{race().same_answer(plain_tokens, spec_tokens)} {WHY_SAME}")
     speed, why = result["speedup"], result["verdict"]
     st.markdown(race().same_text(plain_tokens, spec_tokens))
+    note = readable.stuck_note(result["prompt"], spec_tokens)
+    if note:
+        stuck.warning(note)
     st.markdown(f"**plain** {plain_ms:.1f} ms/token · **speculative** {spec_ms:.1f} ms/token · "
                 f"**speedup** {speed.label(unit='×')}")
     tone, said = race().explain(speed, why)

@@ -8,6 +8,7 @@ from specviz.generator.engine import Generation
 from specviz.generator.models import load_embedded
 from specviz.generator.settings import Settings
 from specviz.lessons import race
+from specviz.lessons.presets import PRESETS
 from specviz.lessons.inside import gate_reason
 from specviz.lessons.protocol import Spread, spread
 from tests.app.test_app_lesson1 import APP, PAGE, html, press
@@ -16,12 +17,12 @@ from tests.app.test_app_pages import open_page, predict, text
 VERDICT = {"tokens_per_round": 2.0, "round_in_steps": 1.6, "wins": True}
 
 
-def planted_race(at, plain: list[str], spec: list[str], runs=(1.21, 1.30, 1.42)):
+def planted_race(at, plain: list[str], spec: list[str], runs=(1.21, 1.30, 1.42), prompt: str = PRESETS[0]):
     """A finished race in session_state, as pages/home.py stores one, with these two token texts."""
     lanes = [("plain decoding", [(t, "bonus") for t in plain], 10.0, 10.0 * len(plain)),
              ("speculative", [(t, "accepted") for t in spec], 8.0, 8.0 * len(spec))]
     at.session_state["home_race"] = {"lanes": lanes, "speedup": spread(runs), "verdict": VERDICT,
-                                     "threads": {"threads": 2, "cores": 2}}
+                                     "threads": {"threads": 2, "cores": 2}, "prompt": prompt}
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     return at
@@ -51,6 +52,18 @@ def test_a_race_whose_texts_part_is_never_answered_a_plain_the_same():
     assert (r"**Same text:** no. The texts part at token 3: plain decoding chose '␣sat', speculative decoding "
             r"'␣&lt;b&gt;\*\*ran\*\*'.") in text(at)
     assert "yes, token for token" not in text(at)
+
+
+def test_a_race_on_a_prompt_the_models_cannot_continue_says_so_above_its_lanes():
+    """A planted race on markup and an emoji whose lanes repeat one piece, as the embedded models do there.
+    Planted bug it catches: lanes of "~~~~" (or "<all> <all> <all>") with no word of why; and a note over a
+    race whose text reads."""
+    prompt = "<script>alert(1)</script> 🙂"
+    at = planted_race(predict(open_page(), "home", "yes, token for token"), ["~"] * 20, ["~"] * 20, prompt=prompt)
+    said = [w.value for w in at.warning if "cannot continue this prompt as text" in w.value]
+    assert len(said) == 1 and "markup ('&lt;script&gt;', '&lt;/script&gt;') and emoji or symbols ('🙂')" in said[0]
+    at = planted_race(at, [" The", " cat", " sat"] * 5, [" The", " cat", " sat"] * 5 + [" down"] * 3)
+    assert not [w for w in at.warning if "cannot continue" in w.value]
 
 
 def test_home_says_a_planted_race_level_with_plain_decoding_is_noise_and_not_on_both_sides():
