@@ -77,7 +77,9 @@ def show_measurement(res: dict):
     m1, m2, m3, m4 = st.columns(4)
     m1.metric("plain decoding, per token", f"{p['ms_per_token']:.2f} ms", help=res["plain"]["ms_per_token"].label(" ms"))
     m2.metric("speculative, per token", f"{s['ms_per_token']:.2f} ms", help=res["speculative"]["ms_per_token"].label(" ms"))
-    m3.metric("measured speedup", f"{speed.median:.2f}×", help="median of the runs, plain's i-th against speculative's i-th")
+    m3.metric("measured speedup", f"{speed.median:.2f}×",
+              help=f"{p['ms_per_token']:.2f} ms ÷ {s['ms_per_token']:.2f} ms: the run pair of median speedup, "
+                   f"whose rounds every figure below takes apart ({speed.label(unit='×')})")
     m4.metric("tokens per round", f"{s['acceptance_length']:.2f}")
     if revealed:   # faster or slower is the worked example's question: the measured verdict waits for its answer
         st.markdown(cost.speedup_sentence(speed))
@@ -178,6 +180,10 @@ if "cost_widths" in S:
     rows = S["cost_widths"]
     st.plotly_chart(figs.width_cost(rows), key="cost_width")
     st.markdown(cost.width_sentence(rows))
+    if "measurement" in S:   # the same quantity in the rounds measured above, which the round table prices
+        res = S["measurement"]
+        st.markdown(cost.probe_versus_rounds(rows, cost.regimes(res, pricing.LARGE_GPU).here_median.steps("check_ms"),
+                                             res["settings"].block_size + 1))
 
 with st.expander("About the code: how this app multiplies a few rows fast on this CPU"):
     layouts = cpu_linear.report(m.target, rows=(1, S["keep_cost_k"] + 1))

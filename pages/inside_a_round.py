@@ -157,8 +157,7 @@ if "inside_precision" in S:
     same = [r["speculative_equals_plain"] for r in rows if r["speculative_equals_plain"] is not None]
     if same:
         st.markdown(inside.speculative_note(same, CHECKS))
-    st.table(pd.DataFrame([{"prompt": r["prompt"], "first difference (token)": r["first_difference"],   # wraps to fit
-                            "speculative = plain": r["speculative_equals_plain"]} for r in rows]), hide_index=True)
+    st.table(pd.DataFrame(inside.precision_table(rows)), hide_index=True)   # wraps to fit
 
 # --- 4 ------------------------------------------------------------------------------------------
 st.subheader(HEAD[4])

@@ -114,6 +114,7 @@ st.plotly_chart(theta_steps(alloc["theta0"], alloc["steps"], "Θ after each admi
                 config=appkit.chart_config("lesson4-algorithm1"))
 st.markdown("Admitted per request: " + ", ".join(f"request {i + 1}: **{n}**" for i, n in enumerate(alloc["lengths"]))
             + f" · best Θ = {num(alloc['best_theta'], 2)}.")
+st.markdown(budget.head_versus_check(conf, [r.accepted for r in rounds], alloc["lengths"]))
 st.markdown(f"What the trimming saves ({appkit.CHECKS_AHEAD}): a suffix left out of the check can save target "
             "computation, but the **parallel backbone pass that produced it remains a cost of the round**.")
 

@@ -15,6 +15,7 @@ What it leaves out: overlapping phases (this engine runs draft, verify and commi
 another, so their times add), batch serving, prefill and time to first token.
 """
 import math
+import statistics
 from dataclasses import dataclass
 
 import torch
@@ -23,7 +24,7 @@ from transformers import DynamicCache
 from specviz.generator.clock import Stopwatch
 from specviz.generator.engine import Generation
 from specviz.lessons.pricing import Comparison, Profile, compare, measured_profiles, shapes
-from specviz.lessons.protocol import alternate, cost_line, ratio_spread, spread, versus_plain
+from specviz.lessons.protocol import alternate, cost_line, paired_spread, spread, versus_plain
 
 
 def ms_per_token(total_ms: float, tokens: int) -> float:
@@ -220,21 +221,76 @@ def width_sentence(rows: list[dict]) -> str:
     return said + f"no less than the {w} steps of checking them one at a time, so on this machine a wider check shares nothing."
 
 
+def probe_versus_rounds(rows: list[dict], check_steps: float, width: int) -> str:
+    """The width probe (`verification_cost_by_width` rows) beside the check of the rounds measured above
+    (`check_steps`: their check in one-token steps, a check of `width` tokens), so a student who sets the
+    two figures side by side reads why they differ. The probe's figure at `width` is read off its fitted
+    line, between the widths it timed.
+
+    >>> rows = [{"width": 4, "relative": 1.2}, {"width": 6, "relative": 1.4}]
+    >>> print(probe_versus_rounds(rows, 1.31, 5))
+    In the rounds measured above, a check of 5 tokens cost **1.31** one-token steps; the probe's line puts a 5-token forward at **1.30**: the two agree.
+    >>> print(probe_versus_rounds(rows, 1.71, 5))  # doctest: +NORMALIZE_WHITESPACE
+    In the rounds measured above, a check of 5 tokens cost **1.71** one-token steps; the probe's line puts a
+    5-token forward at **1.30**. They time different things, so they need not agree: the probe keeps each
+    width's fastest of 5 forwards on the prompt alone and divides by the fastest one-token forward; the rounds
+    keep every check as it ran, at a growing context and with whatever else ran on the cores, and divide by
+    plain decoding's step timed the same way. What the rounds paid is their figure.
+    """
+    pts = sorted((r["width"], r["relative"]) for r in rows)
+    below = max((p for p in pts if p[0] <= width), default=pts[0])
+    above = min((p for p in pts if p[0] >= width), default=pts[-1])
+    probe = below[1] if above[0] == below[0] else below[1] + (above[1] - below[1]) * (width - below[0]) / (above[0] - below[0])
+    said = (f"In the rounds measured above, a check of {width} tokens cost **{check_steps:.2f}** one-token steps; "
+            f"the probe's line puts a {width}-token forward at **{probe:.2f}**")
+    if abs(check_steps - probe) <= 0.1 * probe:
+        return said + ": the two agree."
+    return said + (". They time different things, so they need not agree: the probe keeps each width's fastest of 5 "
+                   "forwards on the prompt alone and divides by the fastest one-token forward; the rounds keep every "
+                   "check as it ran, at a growing context and with whatever else ran on the cores, and divide by plain "
+                   "decoding's step timed the same way. What the rounds paid is their figure.")
+
+
+OUTLIER = 10.0   # a layout reading this many times its row's median is a busy moment at load, not a layout's speed
+
+
 def layout_gap(layouts: list[dict]) -> str:
     """How far apart the weight layouts timed at load are (`specviz.generator.cpu_linear.report`): the
-    largest ratio of a shape and row count's slowest layout to its fastest, and where it fell.
+    largest ratio of a shape and row count's slowest layout to its fastest, and where it fell. A reading
+    OUTLIER times its row's median or more is left out of the ratio and named as an outlier, so one busy
+    moment is never the headline.
 
     >>> print(layout_gap([{"layer": "384 → 6144", "rows": 1, "as stored, µs": 30, "Wᵀ copy, µs": 90},
     ...                   {"layer": "384 → 6144", "rows": 5, "as stored, µs": 40, "Wᵀ copy, µs": 50}]))
     On this machine the layouts of one shape and row count differ by up to **3.0×** (the 384 → 6144 layer at 1 row).
+    >>> print(layout_gap([{"layer": "384 → 1024", "rows": 5, "as stored, µs": 4114, "Wᵀ copy, µs": 39,
+    ...                    "W·xᵀ, µs": 28, "packed, µs": 30}]))  # doctest: +NORMALIZE_WHITESPACE
+    On this machine the layouts of one shape and row count differ by up to **1.4×** (the 384 → 1024 layer at 5
+    rows). Left out as an outlier: 4,114 µs (as stored, the 384 → 1024 layer at 5 rows), over 10× the other
+    layouts of its row, a moment when something else ran while the layouts were timed.
     """
+    def times(row):
+        return {key[:-4]: t for key, t in row.items() if key.endswith(", µs") and t > 0}
+
+    def kept(row):
+        t = times(row)
+        middle = statistics.median(t.values()) if t else 0
+        return {k: v for k, v in t.items() if v < OUTLIER * middle}
+
     def gap(row):
-        times = [t for key, t in row.items() if key.endswith(", µs") and t > 0]
-        return max(times) / min(times) if times else 1.0
+        t = kept(row)
+        return max(t.values()) / min(t.values()) if t else 1.0
+
+    def where(row):
+        return f"the {row['layer']} layer at {row['rows']} row{'' if row['rows'] == 1 else 's'}"
     worst = max(layouts, key=gap)
-    rows = f"{worst['rows']} row{'' if worst['rows'] == 1 else 's'}"
-    return (f"On this machine the layouts of one shape and row count differ by up to **{gap(worst):.1f}×** "
-            f"(the {worst['layer']} layer at {rows}).")
+    said = f"On this machine the layouts of one shape and row count differ by up to **{gap(worst):.1f}×** ({where(worst)})."
+    dropped = [f"{t:,} µs ({name}, {where(row)})" for row in layouts for name, t in times(row).items()
+               if name not in kept(row)]
+    if dropped:
+        said += (f" Left out as {'an outlier' if len(dropped) == 1 else 'outliers'}: {'; '.join(dropped)}, over "
+                 f"{OUTLIER:g}× the other layouts of its row, a moment when something else ran while the layouts were timed.")
+    return said
 
 
 def break_even_curve(round_ms: float, baseline_ms: float, max_tokens: int) -> list[dict]:
@@ -327,30 +383,48 @@ def repeated_runs(models, prompt: str, settings: dict, repeats: int = 3, progres
     runs = alternate({name: (lambda s=s: decode(s)) for name, s in settings.items()}, repeats, progress)
     out = {}
     for name, rs in runs.items():
-        by_time = sorted(rs, key=lambda run: run["costs"]["decode_ms"])
-        per_token = [run["costs"]["ms_per_token"] for run in rs]
-        out[name] = {**by_time[(len(rs) - 1) // 2], "runs_ms": [run["costs"]["decode_ms"] for run in rs],
-                     "runs_ms_per_token": per_token, "runs_costs": [run["costs"] for run in rs],
-                     "ms_per_token": spread(per_token)}
+        by_time = sorted(range(len(rs)), key=lambda i: rs[i]["costs"]["decode_ms"])
+        out[name] = taken_apart(rs, by_time[(len(rs) - 1) // 2])
     return out
+
+
+def taken_apart(runs: list[dict], i: int) -> dict:
+    """One setting's runs ({"trace", "costs"} each) with run `i` as the one a page takes apart.
+
+    >>> out = taken_apart([{"trace": "a", "costs": {"decode_ms": 20.0, "ms_per_token": 2.0}},
+    ...                    {"trace": "b", "costs": {"decode_ms": 30.0, "ms_per_token": 3.0}}], 1)
+    >>> out["trace"], out["runs_ms_per_token"], out["ms_per_token"].label(" ms")
+    ('b', [2.0, 3.0], '2.50 ms (2.00–3.00 ms over 2 runs)')
+    """
+    per_token = [run["costs"]["ms_per_token"] for run in runs]
+    return {**runs[i], "runs_ms": [run["costs"]["decode_ms"] for run in runs], "runs_ms_per_token": per_token,
+            "runs_costs": [run["costs"] for run in runs], "runs": runs, "ms_per_token": spread(per_token)}
 
 
 def measure(models, prompt: str, settings, repeats: int = 3, progress=None) -> dict:
     """Plain decoding and speculative decoding of the same prompt, same target, same verifier,
-    through `repeated_runs`: per side the median run's trace and totals and every run's time;
-    "speedup_spread" pairs the sides run by run (plain's i-th against speculative's i-th) and
-    "speedup" is its median.
+    through `repeated_runs`, then `pair_up`."""
+    return pair_up(repeated_runs(models, prompt, {"plain": settings.plain(), "speculative": settings}, repeats, progress))
+
+
+def pair_up(sides: dict) -> dict:
+    """Two sides' runs (`repeated_runs`' "plain" and "speculative") read as run pairs, plain's i-th against
+    speculative's i-th: "speedup_spread" is their ratios' range around the median pair's ratio
+    (specviz.lessons.protocol.paired_spread), "speedup" that ratio, and each side's "trace" and "costs"
+    are the median pair's runs, so the speedup a page prints is the division of the two ms per token it
+    prints beside it, and every table and chart of the rounds reads those same rounds.
     """
-    out = repeated_runs(models, prompt, {"plain": settings.plain(), "speculative": settings}, repeats, progress)
-    out["speedup_spread"] = ratio_spread(out["plain"]["runs_ms_per_token"], out["speculative"]["runs_ms_per_token"])
-    out["speedup"] = out["speedup_spread"].median
-    return out
+    plain, spec = sides["plain"], sides["speculative"]
+    speed, i = paired_spread(plain["runs_ms_per_token"], spec["runs_ms_per_token"])
+    return {**sides, "plain": taken_apart(plain["runs"], i), "speculative": taken_apart(spec["runs"], i),
+            "speedup_spread": speed, "speedup": speed.median}
 
 
 def regimes(measurement: dict, there: Profile, here_name: str = "this machine") -> Comparison:
     """The speculative rounds of a `measure` result priced in two regimes (specviz.lessons.pricing): under
     this machine's profile, read off each run pair, and under `there` (a large target on a GPU)."""
-    spec = measurement["speculative"]
+    plain, spec = measurement["plain"], measurement["speculative"]
     rounds = shapes(spec["trace"].rounds)
-    here = measured_profiles(measurement["plain"]["runs_costs"], spec["runs_costs"], rounds, here_name)
-    return compare(rounds, here, there)
+    here = measured_profiles(plain["runs_costs"], spec["runs_costs"], rounds, here_name)
+    _, middle = paired_spread(plain["runs_ms_per_token"], spec["runs_ms_per_token"])   # the pair `pair_up` shows
+    return compare(rounds, here, there, middle)

@@ -349,6 +349,23 @@ def speculative_note(same: list[bool], source: str) -> str:
             "the text along another path.")
 
 
+def precision_table(rows: list[dict]) -> list[dict]:
+    r"""The table under the precision notes, one row a prompt, in the notes' own terms: the new token where
+    float32 and bfloat16 part counted from 1 as `parted_note` says it ("none" where they never part), and
+    the prompt as itself (a table cell renders markdown, so `def __init__` would turn bold).
+
+    >>> rows = precision_table([{"prompt": "def __init__(self):", "first_difference": 9, "speculative_equals_plain": True},
+    ...                         {"prompt": "Hi", "first_difference": None, "speculative_equals_plain": None}])
+    >>> print(*rows[0].values(), "|", *rows[1].values())
+    'def \_\_init\_\_\(self\)\:' 10 yes | 'Hi' none -
+    """
+    said = {True: "yes", False: "no", None: "-"}
+    return [{"prompt": md_token(r["prompt"], spaces=False),
+             "float32 and bfloat16 part at new token": "none" if r["first_difference"] is None
+             else str(r["first_difference"] + 1),
+             "speculative = plain": said[r["speculative_equals_plain"]]} for r in rows]
+
+
 def parted_note(row: dict) -> str:
     """Where one prompt's float32 and bfloat16 outputs parted, the two tokens chosen there (shown literally:
     token text is the models' and the prompt's, never markup) and their float32 logit gap as measured, with no

@@ -32,7 +32,7 @@ check whose cost is not a straight line in its width, drafting overlapped with c
 from dataclasses import dataclass, field, replace
 
 from specviz.lessons import glossary
-from specviz.lessons.protocol import Spread, spread
+from specviz.lessons.protocol import Spread, median_pair, spread
 
 CHECKS_AHEAD, DRAFT_VERIFY = f"“{glossary.CHECKS_AHEAD}”", f"“{glossary.DRAFT_VERIFY}”"   # as a source is cited
 FIELDS = {"step_ms": "one-token step, ms", "position_ms": "each further position checked, ms",
@@ -219,9 +219,11 @@ def profile_with(profile: Profile, **values: float) -> Profile:
 
 @dataclass(frozen=True)
 class Comparison:
-    """The same rounds priced under this machine's profiles (one a run) and another profile."""
+    """The same rounds priced under this machine's profiles (one a run) and another profile; `middle` is
+    the run a page shows whole (`here_median`)."""
     here: list[Priced]
     there: Priced
+    middle: int
 
     @property
     def here_steps(self) -> Spread:
@@ -233,16 +235,20 @@ class Comparison:
 
     @property
     def here_median(self) -> Priced:
-        """The run whose round cost in steps is the median (the lower middle one of an even count)."""
-        runs = sorted(self.here, key=lambda p: p.round_steps)
-        return runs[(len(runs) - 1) // 2]
+        """The run of median speedup: priced under its own profile it gives back its measured time, so it is
+        the run pair a measurement's headline shows."""
+        return self.here[self.middle]
 
 
-def compare(round_shapes, here: list[Profile], there: Profile) -> Comparison:
-    """Price the same rounds under every run's profile of this machine and under `there`."""
+def compare(round_shapes, here: list[Profile], there: Profile, middle: int | None = None) -> Comparison:
+    """Price the same rounds under every run's profile of this machine and under `there`; `middle` is the
+    run of median speedup (specviz.lessons.protocol.median_pair), found here when not given. A measurement
+    gives it from its own timings, since two runs of equal speedup can price a hair apart."""
     if not here:
         raise ValueError("no measured profile to compare")
-    return Comparison([price(round_shapes, p) for p in here], price(round_shapes, there))
+    priced = [price(round_shapes, p) for p in here]
+    return Comparison(priced, price(round_shapes, there),
+                      median_pair([p.speedup for p in priced]) if middle is None else middle)
 
 
 PARTS = {"check_ms": "the check", "draft_ms": "drafting", "bookkeeping_ms": "bookkeeping"}

@@ -8,6 +8,7 @@ an edited copy of the live one under the same inputs, so the page draws the plan
 running the models again.
 """
 import copy
+import json
 
 from appkit import drafter_label
 from specviz.lessons import budget, cost, inside, parallel, workloads
@@ -228,3 +229,42 @@ def test_lesson9_states_each_dloop_stage_s_gate_from_its_planted_numbers():
         assert not at.exception, [e.value for e in at.exception]
         table = next(t.value for t in at.table if "gate" in t.value.columns)
         assert list(table["gate"]) == gates
+
+
+def rescaled(side: dict, factors: list[float]) -> dict:
+    """A side of a live measurement with its i-th run's times multiplied by factors[i] (same rounds and tokens)."""
+    timed = ("decode_ms", "ms_per_token", "mean_round_ms", "verify_ms", "draft_ms", "overhead_ms", "mean_verify_ms",
+             "verify_ms_per_token")
+    runs = [{**run, "costs": {k: v * f if k in timed else v for k, v in run["costs"].items()}}
+            for run, f in zip(side["runs"], factors)]
+    return cost.taken_apart(runs, 0)
+
+
+def test_lesson7_and_8_print_a_speedup_that_is_the_division_of_the_times_beside_it(short_runs):
+    """Runs whose times disagree side by side (plain's median run is not the speculative median run's partner):
+    the printed speedup is plain ÷ speculative as printed, the priced table's ms per token is the headline's, and
+    the break-even chart's tokens a round are the table's round in steps. Planted bugs: the median of ratios beside
+    the medians of each side (18.79 / 23.26 printed beside 0.76×), a table priced on another run pair."""
+    at = predict(open_page("pages/cost_per_token.py"), "cost", "slower")
+    live = at.session_state["measurement"]
+    sides = {"plain": rescaled(live["plain"], [1.0, 1.3, 0.8]), "speculative": rescaled(live["speculative"], [1.25, 0.9, 1.0])}
+    at.session_state["measurement"] = {**live, **cost.pair_up(sides)}
+    at.run()
+    assert not at.exception
+    shown = {m.label: m.value for m in at.metric}
+    plain, spec = (float(shown[label].split()[0]) for label in ("plain decoding, per token", "speculative, per token"))
+    assert abs(float(shown["measured speedup"].rstrip("×")) - plain / spec) <= 0.006
+    table = next(t.value for t in at.table if "quantity" in t.value.columns).set_index("quantity")
+    here = table.columns[0]
+    assert float(table.loc["ms per token", here]) == spec
+    notes = [a.get("text", "") for c in at.get("plotly_chart") for a in json.loads(c.proto.spec)["layout"].get("annotations", [])]
+    assert f"break-even {table.loc['round, in steps', here]} tokens/round" in notes
+
+    at8 = open_page("pages/reading_a_speedup.py")
+    at8.session_state["measurement"] = at.session_state["measurement"]
+    predict(at8, "speedup", "can't tell without measuring")
+    result = at8.table[0].value["this app, measured now"]["result"]
+    head = result.split(" ms/token")[0]
+    before, after = (float(x) for x in head.split(" → "))
+    ratio = float(result.split("speedup ")[1].split("×")[0])
+    assert abs(ratio - before / after) <= 0.006, result

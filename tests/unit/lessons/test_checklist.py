@@ -67,13 +67,14 @@ rounds_strategy = st.lists(st.tuples(st.integers(1, 17), st.integers(0, 3), st.i
 @given(rounds_strategy, st.lists(st.tuples(ms, st.floats(-1.0, 20.0), st.floats(-1.0, 20.0), st.floats(-1.0, 5.0)),
                                  min_size=1, max_size=6))
 def test_the_hardware_row_states_the_median_run_and_the_priced_round_and_no_direction(rounds, runs):
-    """The 'here' figure is the run whose round cost is the middle one (the lower middle of an even count), the
+    """The 'here' figure is the run of median speedup (the lower middle of an even count: the run pair a
+    measurement's headline shows, specviz.lessons.cost.pair_up), the
     other the same rounds priced on the sources' profile, the tokens a round the rounds' own; the sentence sets
     them side by side and says neither is cheaper. Catches the first or the fastest run read as 'here', the two
     sides swapped, and a direction word ("more", "cheaper") added without comparing the two."""
     c = compare(rounds, [Profile(f"run {i}", *run) for i, run in enumerate(runs)], LARGE_GPU)
     said = checklist.steps_compared(c)
-    middle = sorted(p.round_steps for p in c.here)[(len(runs) - 1) // 2]
+    middle = sorted(c.here, key=lambda p: p.speedup)[(len(runs) - 1) // 2].round_steps
     tokens = sum(t for _, _, t in rounds) / len(rounds)
     assert said.startswith(f"A round of these rounds costs {middle:.2f} one-token steps here (measured) against "
                            f"{c.there.round_steps:.2f} {LARGE_GPU.label}, for the same {tokens:.2f} tokens a round. ")

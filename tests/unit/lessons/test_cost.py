@@ -6,8 +6,10 @@ from types import SimpleNamespace
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from specviz.lessons.cost import (Calculator, calculator_delta, break_even_curve, break_even_tokens, if_drafting_were_free, measure, ms_per_token,
-                                  one_token_answer, speedup, speedup_sentence, trace_costs, verification_cost_by_width)
+from specviz.lessons.cost import (Calculator, calculator_delta, break_even_curve, break_even_tokens, if_drafting_were_free,
+                                  layout_gap, measure, ms_per_token, one_token_answer, pair_up, probe_versus_rounds, regimes,
+                                  speedup, speedup_sentence, taken_apart, trace_costs, verification_cost_by_width)
+from specviz.lessons.pricing import LARGE_GPU
 from specviz.generator.settings import Settings
 from specviz.lessons.protocol import ratio_spread, spread
 
@@ -77,6 +79,61 @@ def test_the_speedup_pairs_the_sides_run_by_run():
     s = ratio_spread([10.0, 12.0, 11.0], [3.5, 4.0, 5.5])
     assert s.n == 3 and s.low == 2.0 and s.high == 3.0
     assert s.median == pytest.approx(2.857, abs=1e-3)
+
+
+def synthetic_side(ms_per_token: list[float], tokens: int, round_shapes: list[tuple[int, int, int]], verify_share: float):
+    """A side's runs as `repeated_runs` records them, each run's ms per token given, its rounds of `round_shapes`
+    (width, stages, committed); plain when every width is 1."""
+    rounds = [SimpleNamespace(proposed=[7] * (w - 1), emitted=[{"id": 1}] * c, drafter_info={}) for w, _, c in round_shapes]
+    runs = []
+    for i, per_token in enumerate(ms_per_token):
+        decode = per_token * tokens
+        draft = 0.0 if all(w == 1 for w, _, _ in round_shapes) else 0.2 * decode
+        costs = {"decode_ms": decode, "ms_per_token": per_token, "tokens": tokens, "rounds": len(rounds),
+                 "mean_round_ms": decode / len(rounds), "verify_ms": verify_share * decode, "draft_ms": draft,
+                 "overhead_ms": decode - verify_share * decode - draft, "acceptance_length": tokens / len(rounds)}
+        runs.append({"trace": SimpleNamespace(rounds=rounds, name=f"run {i}"), "costs": costs})
+    return taken_apart(runs, 0)
+
+
+times = st.lists(st.floats(1.0, 50.0), min_size=1, max_size=7)
+
+
+@settings(max_examples=200, deadline=None)
+@given(times.flatmap(lambda plain: st.tuples(st.just(plain), st.lists(st.floats(1.0, 50.0), min_size=len(plain),
+                                                                        max_size=len(plain)))))
+def test_the_headline_speedup_is_the_division_of_the_two_times_printed_beside_it(runs):
+    """Lesson 7 and 8 print plain ms, speculative ms and a speedup side by side, and the round table, the
+    break-even chart and the taken-apart rounds below them. For any run timings, the speedup is plain ÷
+    speculative of the printed pair, and the round table's priced run is that same pair. Planted bugs: the
+    median of the ratios beside the medians of each side (18.79 / 23.26 printed beside 0.76×), or a table
+    priced on the run of median round cost."""
+    plain_ms, spec_ms = runs
+    res = pair_up({"plain": synthetic_side(plain_ms, 8, [(1, 0, 1)] * 8, 0.9),
+                   "speculative": synthetic_side(spec_ms, 8, [(5, 1, 3), (5, 1, 2), (5, 1, 3)], 0.6)})
+    p, s = res["plain"]["costs"], res["speculative"]["costs"]
+    assert res["speedup"] == pytest.approx(p["ms_per_token"] / s["ms_per_token"], rel=1e-12)
+    assert res["speedup_spread"].low <= res["speedup"] <= res["speedup_spread"].high
+    here = regimes(res, LARGE_GPU).here_median
+    assert here.speedup == pytest.approx(res["speedup"], rel=1e-9)
+    assert here.ms_per_token == pytest.approx(s["ms_per_token"], rel=1e-9)
+    assert here.round_steps == pytest.approx(s["mean_round_ms"] / p["ms_per_token"], rel=1e-9)   # the break-even chart's
+
+
+def test_a_one_off_slow_layout_reading_is_named_an_outlier_not_the_headline():
+    """Lesson 7 said "differ by up to 146.9×" from one 4,114 µs reading among 28-39 µs ones."""
+    rows = [{"layer": "384 → 1024", "rows": 1, "as stored, µs": 4114, "Wᵀ copy, µs": 39, "W·xᵀ, µs": 28, "packed, µs": 30},
+            {"layer": "384 → 6144", "rows": 1, "as stored, µs": 90, "Wᵀ copy, µs": 180, "W·xᵀ, µs": 95}]
+    said = layout_gap(rows)
+    assert "**2.0×** (the 384 → 6144 layer at 1 row)" in said
+    assert "146.9" not in said and "4,114 µs (as stored, the 384 → 1024 layer at 1 row)" in said
+
+
+def test_the_width_probe_and_the_rounds_check_are_said_to_agree_only_within_a_tenth():
+    rows = [{"width": 1, "relative": 1.0}, {"width": 4, "relative": 1.2}, {"width": 6, "relative": 1.3}]
+    assert "**1.25**" in probe_versus_rounds(rows, 1.71, 5) and "need not agree" in probe_versus_rounds(rows, 1.71, 5)
+    assert probe_versus_rounds(rows, 1.3, 5).endswith("the two agree.")
+    assert "need not agree" in probe_versus_rounds(rows, 1.0, 5)
 
 
 def test_one_dloop_check_trades_bonus_tokens_for_target_passes():
