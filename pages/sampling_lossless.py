@@ -4,7 +4,6 @@ import streamlit as st
 
 import appkit
 from specviz.generator.engine import Generation
-from specviz.generator.sampling import SamplingSettings
 from specviz.generator.settings import Settings
 from specviz.lessons.presets import PRESETS
 from specviz.lessons import coupling
@@ -29,13 +28,15 @@ drafters = list(m.drafter_models)
 appkit.default("keep_sampling_source", SOURCES[0])
 appkit.default("keep_sampling_prompt", PRESETS[0])
 appkit.default("keep_sampling_drafter", drafters[0])
-appkit.default("keep_sampling_temp", 1.0)
+appkit.default("keep_sampling_temp", coupling.READABLE.temperature)
 source = st.radio("Distributions from", SOURCES, horizontal=True, key="keep_sampling_source")
 if source == SOURCES[0]:
     c1, c2, c3 = st.columns([2, 2, 1])
     c1.selectbox("Prompt", PRESETS, key="keep_sampling_prompt", format_func=appkit.prompt_label)
     c2.selectbox("Drafter", drafters, key="keep_sampling_drafter", format_func=appkit.drafter_label)
-    c3.slider("Temperature", 0.1, 2.0, step=0.1, key="keep_sampling_temp")
+    c3.slider("Temperature", 0.1, 2.0, step=0.1, key="keep_sampling_temp",
+              help=f"Both models sample from their {coupling.READABLE.top_k} likeliest tokens (top-k), so that "
+                   "sampled text reads as words; the rule holds for any such cut-off applied to both.")
     appkit.default("keep_sampling_other", False)
     lump = st.toggle("Show the rest of the vocabulary as one “(other)” bar", key="keep_sampling_other")
 
@@ -43,7 +44,7 @@ if source == SOURCES[0]:
         """p and q after the prompt, coarsened; {} when the drafter proposes nothing there."""
         with appkit.engine():
             p_full, q_full = coupling.next_token_distributions(
-                m, S["keep_sampling_prompt"], S["keep_sampling_drafter"], SamplingSettings(temperature=S["keep_sampling_temp"]))
+                m, S["keep_sampling_prompt"], S["keep_sampling_drafter"], coupling.readable(S["keep_sampling_temp"]))
         return {} if q_full is None else coupling.coarse(p_full, q_full, m.token_text, n=5, other=lump)
 
     dist = appkit.shared("sampling_dist", [m.name, str(m.device), S["keep_sampling_prompt"], S["keep_sampling_drafter"],
@@ -88,7 +89,7 @@ c1.plotly_chart(figs.pq_bars(labels, p, q), key="sampling_pq")
 
 def sample_sentences():
     seed = S["keep_sampling_gen_seed"]
-    temp = SamplingSettings(temperature=S["keep_sampling_temp"])
+    temp = coupling.readable(S["keep_sampling_temp"])
     plans = [("plain sampling", None, seed), ("speculative sampling", drafters[0], seed),
              ("speculative sampling", drafters[0], seed + 1)]
     out = []

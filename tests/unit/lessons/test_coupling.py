@@ -198,3 +198,31 @@ def test_acceptance_is_said_to_differ_here_only_where_the_draws_bands_part(pa, q
     parted = not within_noise(*(kept_band(runs[r]["accepted"], exact[r]) for r in ("ratio", "match")))
     assert ("and did here" in said) == (not same and parted)
     assert ("not measurably here" in said) == (not same and not parted)
+
+
+@pytest.mark.slow
+def test_lesson2s_sampled_continuations_of_every_preset_read_as_words_and_p_and_q_still_differ(models):
+    """Lesson 2's sampling (coupling.READABLE), as its "Sample three continuations" samples: 20 tokens after
+    every preset, plain and speculative, seeds 1 to 3. Each continuation's words are mostly words of the
+    held-out text, and after the first preset the drafter's q still differs from p (an acceptance far from
+    0 and 1). Planted bug it catches: plain softmax at temperature 1 with no cut-off, whose continuations
+    of the first preset included "be herVEREurton; and to aYour" (a word share of 0.40 on a code preset)."""
+    from specviz.generator.engine import Generation
+    from specviz.generator.settings import Settings
+    from specviz.lessons.coupling import READABLE
+    from specviz.lessons.presets import PRESETS
+    from specviz.lessons.readable import WORD, word_share
+    from specviz.training.recipe import HELDOUT
+    if not all(path.is_file() for path in HELDOUT.values()):
+        pytest.skip("the held-out text is written by `python -m specviz train corpus`")
+    words = {w.lower() for path in HELDOUT.values() for w in WORD.findall(path.read_text())}
+    drafter = list(models.drafter_models)[0]
+    for prompt in PRESETS:
+        for d in (None, drafter):
+            for seed in (1, 2, 3):
+                g = Generation(models, prompt, Settings(drafter=d, verifier="sampling", block_size=4, max_new_tokens=20,
+                                                        sampling=READABLE, seed=seed))
+                g.run()
+                assert word_share(g.text(), words) >= 0.6, (prompt, d, seed, g.text())
+    p, q = next_token_distributions(models, PRESETS[0], drafter, READABLE)
+    assert 0.3 < float(p.minimum(q).sum()) < 0.95
