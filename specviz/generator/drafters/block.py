@@ -11,8 +11,12 @@ Per round (anchor = newest committed token, at position n = number of processed 
            proposal and whose extra context is the drafter's own final hidden states
            (provisional features: the target has not processed those positions)
 
-The drafter caches the keys/values of context features and, after each round, adds only the
-positions the target has just processed and kept (`commit`); nothing is re-encoded.
+The drafter caches the keys/values of context features and adds only the positions the target has
+just processed and kept; nothing is re-encoded. `commit` only holds those positions' hidden states:
+they are projected into the cache when the drafter next reads it (`ctx_kv`), at the start of the
+next round's drafting, as the autoregressive drafter feeds its newly committed tokens then. Both
+are the drafter's work for its next proposals, so the engine times them as drafting, not as the
+round's bookkeeping.
 
 Read-out: k proposals come from a block of k + s slots, s = the model's `read_from_slot`: 0 for
 DSpark's convention (and the embedded drafters), 1 for DFlash's, whose anchor slot predicts
@@ -40,29 +44,39 @@ class BlockDrafter(Drafter):
         self.mask_id = model.config.mask_token_id
         self.markov = bool(model.config.markov_rank)
         self.slot = model.config.read_from_slot   # the block slot proposal 1 is read from
-        self.ctx_kv = None   # per layer: (keys, values) of every processed position
-        self.n_ctx = 0
+        self._kv = None      # per layer: (keys, values) of every processed position projected so far
+        self._n = 0
+        self._kept = []      # hidden states the target kept since, not yet projected (see `commit`)
 
-    def _append(self, hidden: torch.Tensor | None):
-        if hidden is None or len(hidden) == 0:
-            return
-        pos = torch.arange(self.n_ctx, self.n_ctx + len(hidden), device=hidden.device)
-        new = self.model.context_kv(self.model.context_features(hidden), pos)
-        self.ctx_kv = new if self.ctx_kv is None else [
-            (torch.cat([k, nk], 1), torch.cat([v, nv], 1)) for (k, v), (nk, nv) in zip(self.ctx_kv, new)]
-        self.n_ctx += len(hidden)
+    @property
+    def ctx_kv(self) -> list[tuple[torch.Tensor, torch.Tensor]]:
+        """Per layer: (keys, values) of every position the target has processed and kept."""
+        self._project_kept()
+        return self._kv
+
+    @property
+    def n_ctx(self) -> int:
+        self._project_kept()
+        return self._n
+
+    def _project_kept(self):
+        kept, self._kept = self._kept, []
+        with torch.no_grad():
+            for hidden in kept:
+                pos = torch.arange(self._n, self._n + len(hidden), device=hidden.device)
+                new = self.model.context_kv(self.model.context_features(hidden), pos)
+                self._kv = [(torch.cat([k, nk], 1), torch.cat([v, nv], 1)) for (k, v), (nk, nv) in zip(self._kv, new)]
+                self._n += len(hidden)
 
     def prefill(self, prompt_ids, hidden):
-        with torch.no_grad():
-            self.n_ctx = 0
-            c = self.model.config
-            empty = torch.zeros(c.num_kv_heads, 0, c.head_dim, device=self.model.device, dtype=self.model.dtype)
-            self.ctx_kv = [(empty, empty) for _ in self.model.layers]
-            self._append(hidden)
+        c = self.model.config
+        empty = torch.zeros(c.num_kv_heads, 0, c.head_dim, device=self.model.device, dtype=self.model.dtype)
+        self._kv, self._n, self._kept = [(empty, empty) for _ in self.model.layers], 0, []
+        self.commit(prompt_ids, hidden)
 
     def commit(self, committed, hidden):
-        with torch.no_grad():
-            self._append(hidden)
+        if hidden is not None and len(hidden):
+            self._kept.append(hidden)
 
     def score(self, committed: list[int], tokens: list[int]) -> dict:
         """Probabilities this drafter gives a forced continuation `tokens` after `committed`.
