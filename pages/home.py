@@ -4,6 +4,7 @@ import time
 import streamlit as st
 
 import appkit
+from appkit import opening
 from appkit.runtime import loading
 from specviz.generator.settings import Settings
 from specviz.generator.threads import fit_threads
@@ -54,21 +55,28 @@ if "home_fastest_pending" in st.session_state:   # a measurement asked for the s
     st.session_state["keep_home_drafter"], st.session_state["keep_home_k"] = st.session_state.pop("home_fastest_pending")
 
 
-def open_on(models):
-    """The drafter and k the race opens with (race.opening_setting), unless this session chose them."""
-    opening = race().opening_setting(list(models.drafter_models), models.block_drafters(markov=True))
-    appkit.default("keep_home_drafter", opening[0])
-    appkit.default("keep_home_k", opening[1])
+opening.start()   # once per server: which setting wins here, measured in the background once the models load
 
 
-if m:
-    open_on(m)
+def open_on(wait: bool):
+    """The server's opening measurement (appkit.opening), with its drafter and k as this session's
+    unless it chose its own; None while it runs (unless `wait`)."""
+    found = opening.opening(wait)
+    if found:
+        appkit.default("keep_home_drafter", found[1][0])
+        appkit.default("keep_home_k", found[1][1])
+    return found
+
+
+found = open_on(wait=False) if m else None
+if found:
     c2.selectbox("Drafter", list(m.drafter_models), key="keep_home_drafter", format_func=appkit.drafter_label)
+    appkit.block_slider(c3, "Proposals per round (k)", 8, "keep_home_k")
 else:
     with c2:
-        appkit.loading_note("the drafters appear when they are ready, and a race started now waits for them.")
-appkit.default("keep_home_k", 4)
-appkit.block_slider(c3, "Proposals per round (k)", 8, "keep_home_k")
+        appkit.loading_note("the drafters appear once this machine has measured which setting wins here (once per "
+                            "server), and a race started now waits for it." if m else
+                            "the drafters appear when they are ready, and a race started now waits for them.")
 
 
 def find_fastest(bar):
@@ -95,7 +103,7 @@ def run_race(lanes, bar):
     """Race RACES times under the engine lock (the models have arrived: appkit.pressed waits for them),
     then replay the median race in slow motion."""
     models = appkit.require_models()
-    open_on(models)   # a race pressed while they loaded opens where the page would have
+    open_on(wait=True)   # a race pressed while they loaded or while the opening was measured opens where the page would have
     settings = Settings.greedy(st.session_state["keep_home_drafter"], appkit.new_tokens(40),
                                block_size=st.session_state["keep_home_k"])
     appkit.check(st.session_state["keep_home_prompt"], settings)
@@ -131,7 +139,10 @@ if appkit.pressed(RACE_ASKED, "the race you started is queued, and runs as soon 
         st.error(str(e))
 fastest = st.session_state.get("home_fastest")
 if fastest and revealed:   # which setting wins is part of the answer
-    fastest_line.caption(race().fastest_caption(fastest, appkit.drafter_label))
+    fastest_line.markdown(race().fastest_caption(fastest, appkit.drafter_label))
+elif found and "home_race" not in st.session_state and (
+        st.session_state["keep_home_drafter"], st.session_state["keep_home_k"]) == found[1]:   # where it opens, and why
+    fastest_line.markdown(race().opening_sentence(found[0], found[1], appkit.drafter_label))
 result = st.session_state.get("home_race")
 if result and revealed:
     for i, (lane, (name, texts, mspt, _)) in enumerate(zip(lanes, result["lanes"])):

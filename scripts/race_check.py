@@ -1,7 +1,8 @@
 """The home race as its page runs it, five clicks quiet and five with one core kept busy.
 
-Run from the repository root: `python -m scripts.race_check`. It races the setting the page opens
-with (specviz.lessons.race.opening_setting), then makes five "clicks"
+Run from the repository root: `python -m scripts.race_check`. It measures the setting the page opens
+with as a server does once its models load (race.fastest_setting, then race.opening_choice; appkit.opening),
+then makes five "clicks"
 per condition, each fitting the threads to the free cores and running five races of 40 greedy
 tokens (race.run, the median race replayed). "Busy" starts `python -c "while True: pass"` before
 its clicks and stops it after them, by its process id. Prints one line per click and a JSON
@@ -19,10 +20,11 @@ from specviz.lessons import race
 
 m = load_embedded()
 fit_threads(m)
-drafter, k = race.opening_setting(list(m.drafter_models), m.block_drafters(markov=True))
-print("opening setting:", drafter, "k =", k, flush=True)
+best = race.fastest_setting(m, PRESETS[0], list(m.drafter_models), block_sizes=race.OPENING_BLOCK_SIZES)
+drafter, k = race.opening_choice(best, m.block_drafters(markov=True))
+print("opening setting:", drafter, "k =", k, {name: s.label(unit="x") for name, s in best["tried"].items()}, flush=True)
 settings = Settings.greedy(drafter, 40, block_size=k)
-out = {"opening": [drafter, k]}
+out = {"opening": [drafter, k], "measured": {name: s.as_dict() for name, s in best["tried"].items()}}
 for condition in ("quiet", "one core busy"):
     busy = subprocess.Popen([sys.executable, "-c", "while True: pass"]) if condition != "quiet" else None
     if busy:

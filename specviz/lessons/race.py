@@ -12,8 +12,9 @@ plain decoding, with two to three times as many rounds, paid for more of it (on 
 
 One race is one draw from a noisy machine, so `run` races several times (the protocol of
 specviz.lessons.protocol: the sides alternate inside each race, the speedup is given as the
-median and range over races) and replays the median race. `fastest_setting` picks the drafter
-and block size the page opens with by measuring them on this server, `verdict` says, with the
+median and range over races) and replays the median race. `fastest_setting` measures every drafter
+and block size on this server, `opening_choice` picks the one the page opens with from it (once per
+server, when the models load: appkit.opening), `verdict` says, with the
 race's own numbers, why speculation won or lost: tokens committed per round against what a round
 costs in one-token steps, and `explain` puts that in the page's words, within the noise or not.
 
@@ -232,18 +233,69 @@ def same_answer(plain: list[str], spec: list[str]) -> str:
             "where the numerics flipped a greedy token.")
 
 
-def opening_setting(drafters: list[str], markov: list[str]) -> tuple[str, int]:
-    """The drafter and k the home race opens with before anything is measured: a block drafter with a
-    Markov head (DSpark's kind) at k = 4 where the set has one, else its first drafter at k = 4. The
-    page offers `fastest_setting` to measure the best one on this machine, on demand: a first page
-    must not wait for half a minute of measurements.
+OPENING_BLOCK_SIZES = (2, 3, 4)   # what the opening measurement tries for every drafter
 
-    >>> opening_setting(["ar", "lookup", "dflash", "dspark"], ["dspark"]), opening_setting(["ar"], [])
-    (('dspark', 4), ('ar', 4))
+
+def opening_choice(best: dict, markov: list[str]) -> tuple[str, int]:
+    """The setting the home race opens on, from a `fastest_setting` measurement made when the server's
+    models loaded: a drafter with a Markov head (DSpark's kind, the one the lessons build up to) at its
+    fastest k when its speedup is within this machine's noise of the best setting's, else the best.
+
+    >>> from specviz.lessons.protocol import Spread
+    >>> best = {"drafter": "ar", "block_size": 2, "speedup": Spread(1.30, 1.25, 1.35, 3),
+    ...         "tried": {"ar k=2": Spread(1.30, 1.25, 1.35, 3), "dspark k=4": Spread(1.22, 1.18, 1.26, 3),
+    ...                   "dspark k=2": Spread(1.10, 1.05, 1.15, 3)}}
+    >>> opening_choice(best, ["dspark"])
+    ('dspark', 4)
+    >>> opening_choice(dict(best, tried=dict(best["tried"], **{"dspark k=4": Spread(1.1, 1.0, 1.2, 3)})), ["dspark"])
+    ('ar', 2)
     """
-    if not drafters:
-        raise ValueError("this model set has no drafter to race")
-    return next((d for d in drafters if d in markov), drafters[0]), 4
+    mine = [(name, s) for name, s in best["tried"].items() if name.rsplit(" k=", 1)[0] in markov]
+    if mine:
+        name, speed = max(mine, key=lambda item: item[1].median)
+        if protocol.beats(best["speedup"], speed) != "above":
+            drafter, k = name.rsplit(" k=", 1)
+            return drafter, int(k)
+    return best["drafter"], best["block_size"]
+
+
+def opening_sentence(best: dict, choice: tuple[str, int], label=str) -> str:
+    """What the home page says before its race about the setting it opens on: where it came from, why this one,
+    and, when the measurement found no setting faster than plain decoding, that plainly.
+
+    >>> from specviz.lessons.protocol import Spread
+    >>> best = {"drafter": "ar", "block_size": 2, "speedup": Spread(1.30, 1.25, 1.35, 3), "tokens": 24,
+    ...         "tried": {"ar k=2": Spread(1.30, 1.25, 1.35, 3), "dspark k=4": Spread(1.22, 1.18, 1.26, 3)}}
+    >>> print(opening_sentence(best, ("dspark", 4)))  # doctest: +NORMALIZE_WHITESPACE
+    The race opens on **dspark at k = 4**: measured on this server when its models loaded, 1.22× (1.18–1.26×
+    over 3 runs) against plain decoding over 24 tokens, within this machine's noise of the fastest of the 2
+    settings tried (ar at k = 2, 1.30× (1.25–1.35× over 3 runs)).
+    >>> slow = dict(best, speedup=Spread(0.9, 0.85, 0.95, 3), tried={"ar k=2": Spread(0.9, 0.85, 0.95, 3)})
+    >>> print(opening_sentence(slow, ("ar", 2)))  # doctest: +NORMALIZE_WHITESPACE
+    The race opens on **ar at k = 2**: measured on this server when its models loaded, the fastest of the 1
+    setting tried at 0.90× (0.85–0.95× over 3 runs) against plain decoding over 24 tokens. **No setting was
+    faster than plain decoding on this machine**: expect speculation to lose this race here; lesson 7 shows
+    what a round costs on this machine.
+    """
+    name = f"{choice[0]} k={choice[1]}"
+    speed = best["tried"][name]
+    n = len(best["tried"])
+    settings = f"{n} setting{'s' if n != 1 else ''} tried"
+    said = f"The race opens on **{label(choice[0])} at k = {choice[1]}**: measured on this server when its models loaded, "
+    if choice == (best["drafter"], best["block_size"]):
+        said += (f"the fastest of the {settings} at {speed.label(unit='×')} against plain decoding over "
+                 f"{best['tokens']} tokens.")
+    else:
+        said += (f"{speed.label(unit='×')} against plain decoding over {best['tokens']} tokens, within this "
+                 f"machine's noise of the fastest of the {settings} ({label(best['drafter'])} at k = "
+                 f"{best['block_size']}, {best['speedup'].label(unit='×')}).")
+    side = protocol.versus_plain(best["speedup"])
+    if side == "slower":
+        said += (" **No setting was faster than plain decoding on this machine**: expect speculation to lose this "
+                 "race here; lesson 7 shows what a round costs on this machine.")
+    elif side != "faster":
+        said += " Whether even the fastest setting beats plain decoding is within this machine's noise."
+    return said
 
 
 def fastest_setting(models, prompt: str, drafters: list[str], block_sizes=(2, 4), tokens: int = 24,
@@ -293,11 +345,14 @@ def fastest_caption(best: dict, label=str) -> str:
     setting = f"{label(best['drafter'])} at k = {best['block_size']}"
     measured = (f"of the {len(best['tried'])} settings tried ({best['speedup'].label(unit='×')} against plain "
                 f"decoding over {best['tokens']} tokens)")
+    side = protocol.versus_plain(best["speedup"])
+    loses = ("" if side == "faster" else " **Even the fastest setting was slower than plain decoding in every run "
+             "here.**" if side == "slower" else " Whether even it beats plain decoding is within this machine's noise.")
     if not tied:
-        return f"Measured on this machine just now: {setting} was the fastest {measured}."
+        return f"Measured on this machine just now: {setting} was the fastest {measured}.{loses}"
     names = [f"{label(name.rsplit(' k=', 1)[0])} at k = {name.rsplit(' k=', 1)[1]} ({s.label(unit='×')})"
              for name, s in tied]
     listed = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
     return (f"Measured on this machine just now: {setting} had the highest median {measured}, but its lead over "
             f"{listed} is within this machine's noise: the race opens on it, and "
-            f"{'either could be the faster' if len(tied) == 1 else 'any of them could be the fastest'} here.")
+            f"{'either could be the faster' if len(tied) == 1 else 'any of them could be the fastest'} here.{loses}")

@@ -292,3 +292,37 @@ def test_the_replay_is_called_slow_motion_only_where_the_race_was_shorter_than_t
     assert ("slow motion" in said) == (seconds / race_s >= 1.05)
     assert ("sped up" in said) == (race_s / seconds >= 1.05)
     assert f"({plain:.0f} ms against {spec:.0f} ms of decoding)" in said
+
+
+def measured(**tried) -> dict:
+    """A planted fastest_setting result: {"ar k=2": (median, low, high), ...}, 3 runs each."""
+    spreads = {name.replace("_k", " k="): Spread(*v, 3) for name, v in tried.items()}
+    name = max(spreads, key=lambda n: spreads[n].median)
+    drafter, k = name.rsplit(" k=", 1)
+    return {"drafter": drafter, "block_size": int(k), "speedup": spreads[name], "tokens": 24, "tried": spreads}
+
+
+def test_the_race_opens_on_dspark_within_the_noise_of_the_best_and_on_the_best_beyond_it():
+    """Planted bugs: DSpark always (the race lost 5 of 5 on a machine where it was slowest), or the best always."""
+    near = measured(ar_k2=(1.30, 1.24, 1.36), dspark_k3=(1.26, 1.20, 1.31), dspark_k4=(1.20, 1.10, 1.25))
+    assert race.opening_choice(near, ["dspark"]) == ("dspark", 3)
+    far = measured(ar_k2=(1.30, 1.24, 1.36), dspark_k3=(1.05, 1.00, 1.10))
+    assert race.opening_choice(far, ["dspark"]) == ("ar", 2)
+    assert race.opening_choice(far, []) == ("ar", 2)
+
+
+def test_before_the_race_the_page_says_plainly_when_no_setting_won():
+    """The race lost 5 of 5 on its opening setting and nothing on the page said that it would."""
+    losing = measured(ar_k2=(0.95, 0.90, 0.97), dspark_k4=(0.90, 0.85, 0.93))
+    said = race.opening_sentence(losing, race.opening_choice(losing, ["dspark"]))
+    assert "**No setting was faster than plain decoding on this machine**" in said
+    winning = measured(ar_k2=(1.30, 1.24, 1.36))
+    assert "No setting" not in race.opening_sentence(winning, ("ar", 2))
+    noisy = measured(ar_k2=(1.02, 0.95, 1.10))
+    assert "within this machine's noise" in race.opening_sentence(noisy, ("ar", 2))
+
+
+def test_the_fastest_setting_says_whether_its_best_still_loses():
+    losing = measured(ar_k2=(0.97, 0.90, 0.99), dspark_k4=(0.80, 0.75, 0.85))
+    assert "**Even the fastest setting was slower than plain decoding in every run here.**" in race.fastest_caption(losing)
+    assert "slower than plain" not in race.fastest_caption(measured(ar_k2=(1.30, 1.24, 1.36), dspark_k4=(0.8, 0.75, 0.85)))

@@ -1,0 +1,57 @@
+"""The setting the home race opens on, measured once per server right after its models load.
+
+A race that opens on a setting this machine cannot win teaches the opposite of the lesson, and which
+setting wins depends on the machine and on what else runs on it. So once a server's models have
+loaded, a thread of its own races every drafter at k = 2, 3 and 4 against plain decoding under the
+engine lock (specviz.lessons.race.fastest_setting), and the home race opens on what it found
+(race.opening_choice): DSpark when it is within the noise of the best. A student's click never pays
+for it: a race pressed while it runs waits for it, with a message.
+
+What it leaves out: measuring again later (a server keeps its first measurement; "Find the fastest
+setting" on the home page measures now, on demand).
+"""
+import contextlib
+
+import streamlit as st
+
+from appkit.runtime import chosen, engine, loader
+from specviz.hosting.background import Background
+from specviz.hosting.config import ModelSetError
+
+
+@st.cache_resource(show_spinner=False)
+def measurement(set_name: str, device: str) -> Background:
+    """One measurement per model set and device, started by `start` and shared by every session."""
+    load = loader(set_name, device)
+
+    def measure():
+        from specviz.generator.threads import fit_threads
+        from specviz.lessons import race
+        from specviz.lessons.presets import PRESETS
+        m, _ = load.wait()
+        with engine():
+            fit_threads(m)   # the cores free now, as a race fits them
+            best = race.fastest_setting(m, PRESETS[0], list(m.drafter_models), block_sizes=race.OPENING_BLOCK_SIZES)
+        return best, race.opening_choice(best, m.block_drafters(markov=True))
+    return Background(measure, name=f"opening race of {set_name} on {device}", start=False)
+
+
+def start() -> None:
+    """Start this session's set's measurement, if nothing has: it waits for the models itself."""
+    measurement(*chosen()).start()
+
+
+def opening(wait: bool = False) -> tuple[dict, tuple[str, int]] | None:
+    """(the measurement, the (drafter, k) the race opens on), or None while it runs (unless `wait`) or
+    when the models could not load (the sidebar says why)."""
+    job = measurement(*chosen()).start()
+    if not job.done and not wait:
+        return None
+    if not job.done:
+        with st.spinner("Measuring which setting wins on this machine (once per server, about half a minute)…"):
+            with contextlib.suppress(ModelSetError, ValueError):
+                job.wait()
+    try:
+        return job.wait()
+    except (ModelSetError, ValueError):
+        return None
