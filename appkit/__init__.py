@@ -7,6 +7,7 @@ One job a module, in layers that import downward only:
     course      the pages in order, their stable ids, navigation
     engine_code the engine's code, imported once by one thread (transformers breaks when two do)
     runtime     the host's config, the shared model sets, the engine lock
+    opening     the setting the home race opens on, measured once per server after the models load
     waiting     while the models load: a note, and a press kept until they arrive
     links       a page's settings in its address
     classroom   a class: lead, follow, share small results      votes   its questions and tally
@@ -29,12 +30,12 @@ from appkit.state import FRAMED, KEEP, at_most, default, following, key, present
 from appkit.votes import class_result
 from appkit.waiting import keep_press, loading_note, pressed
 from appkit.widgets import (GPU_EDIT, block_slider, drafter_label, gpu_profile, html, plain, prompt_label,
-                            rounds_and_seed, run_row)
+                            result_caption, rounds_and_seed, run_row)
 from specviz.viz.export import chart_config   # the pages' main charts
 
 __all__ = ["CHECKS_AHEAD", "DRAFT_VERIFY", "FRAMED", "GPU_EDIT", "HOME", "KEEP", "LESSONS", "apology", "at_most", "block_slider",
            "chart_config", "check", "class_result", "css", "current_page", "default", "drafter_label", "engine",
            "following", "forget_predictions", "fragment_run", "frame", "gpu_profile", "header", "hold", "html", "keep_press",
            "key", "limits", "loading_note", "mark_seen", "models", "new_tokens", "next_lesson", "not_measured_here", "plain", "predict",
-           "prediction", "presenter", "pressed", "prompt_label", "remember", "require_models", "rounds_and_seed",
+           "prediction", "presenter", "pressed", "prompt_label", "remember", "require_models", "result_caption", "rounds_and_seed",
            "run_here", "run_row", "set_link", "share", "shared", "show_class", "stop", "wait_for_engine_code"]

@@ -17,6 +17,13 @@ from specviz.lessons import pricing
 GPU_EDIT = "keep_gpu_"   # + a field of pricing.FIELDS: the large-target profile as lesson 7 edits it
 
 
+def result_caption(name: str, text: str, where=st):
+    """A caption that carries a result (a race's verdict, what a measurement found): drawn at body size
+    (specviz.viz.style.RESULT_CSS finds it by its container's key, result_<name>), where a grey caption
+    read small on a projector. `where` is the slot to draw it in (an st.empty, a column)."""
+    where.container(key=f"result_{name}").caption(text)
+
+
 def block_slider(where, label: str, most: int, name: str) -> int:
     """A slider for the block size k, stopping at `most` or the host's limit, whichever is lower."""
     top = min(most, limits().max_block_size)

@@ -128,7 +128,8 @@ failed = m is None and loading().done   # the load failed: the sidebar says why
 st.button("Start the race", type="primary", disabled=failed or not revealed,
           help=None if revealed else "Make your prediction first (or press Reveal).", **appkit.keep_press(RACE_ASKED))
 stuck = st.empty()   # above the lanes: why they hold no text, where the models cannot continue the prompt
-lanes = [st.empty(), st.empty()]
+# side by side: both lanes in view once the race starts (one above the other, a projector's 768 rows held one)
+lanes = [column.empty() for column in st.columns(2)]
 if appkit.pressed(RACE_ASKED, "the race you started is queued, and runs as soon as they have arrived."):
     try:
         st.session_state["home_race"] = run_race(lanes, st.progress(0.0, f"Racing {RACES} times…"))
@@ -159,15 +160,18 @@ if result and revealed:
     st.markdown(f"**plain** {plain_ms:.1f} ms/token · **speculative** {spec_ms:.1f} ms/token · "
                 f"**speedup** {speed.label(unit='×')}")
     tone, said = race().explain(speed, why)
-    {"noise": st.info, "lost": st.warning, "won": st.caption}[tone](said)
-    st.caption(f"The lanes replay the median of the {speed.n} races; the models used {result['threads']['threads']} "
-               f"thread(s) of the {result['threads']['cores']} free cores, the count measured fastest just before "
-               "the race.")
-    st.caption("Colours in the speculative lane: green = drafted and accepted, orange = the target's correction, "
-               "violet = bonus, blue = the token the target supplies itself when a stop rule fires (it equals the "
-               "proposal). Decode time only: both runners process the prompt before the start line. "
-               f"{race().replay_sentence(plain_total, spec_total, REPLAY_SECONDS)} "
-               "Lesson 7 takes the time apart; lesson 8 asks what such a number can and cannot tell you.")
+    if tone == "won":
+        appkit.result_caption("race_verdict", said)
+    else:
+        {"noise": st.info, "lost": st.warning}[tone](said)
+    appkit.result_caption("race_replay", f"The lanes replay the median of the {speed.n} races; the models used "
+                          f"{result['threads']['threads']} thread(s) of the {result['threads']['cores']} free cores, "
+                          "the count measured fastest just before the race.")
+    appkit.result_caption("race_legend", "Colours in the speculative lane: green = drafted and accepted, orange = the "
+                          "target's correction, violet = bonus, blue = the token the target supplies itself when a "
+                          "stop rule fires (it equals the proposal). Decode time only: both runners process the prompt "
+                          f"before the start line. {race().replay_sentence(plain_total, spec_total, REPLAY_SECONDS)} "
+                          "Lesson 7 takes the time apart; lesson 8 asks what such a number can and cannot tell you.")
 
 st.subheader("Lessons")
 for lesson in appkit.LESSONS:

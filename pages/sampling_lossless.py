@@ -143,6 +143,6 @@ if revealed:   # everything below carries the answer
         for name, text in out:
             st.markdown(f"**{name}:**")
             st.text(prompt + text)
-        st.caption(coupling.same_seed_caption(out[0][1], out[1][1]))
+        appkit.result_caption("sampling_same_seed", coupling.same_seed_caption(out[0][1], out[1][1]))
 
 appkit.next_lesson(__file__)

@@ -21,8 +21,8 @@ def base_layout(fig: go.Figure, title: str, height: int = 380, font_size: int | 
     >>> base_layout(go.Figure(), "t").layout.title.text
     't'
     >>> big = base_layout(go.Figure(), "t", font_size=2 * BASE_SIZE).layout
-    >>> big.font.size, big.xaxis.tickfont.size, big.height, big.margin.b
-    (30, 30, 570, 200)
+    >>> big.font.size, big.xaxis.tickfont.size, big.height, big.margin.b, big.xaxis.automargin
+    (30, 30, 570, 200, True)
     """
     size = font_size or TYPE_SIZE.get()
     grow = size / BASE_SIZE
@@ -32,9 +32,10 @@ def base_layout(fig: go.Figure, title: str, height: int = 380, font_size: int | 
                       legend={"orientation": "h", "y": -0.3, "yanchor": "top", "x": 0, "xanchor": "left",
                               "font": {"size": size}},
                       title_font_size=round(size * 1.1), **axes)
-    # explicit on every axis: Streamlit's chart theme sets its own tick and title sizes otherwise
-    fig.update_xaxes(tickfont_size=size, title_font_size=size)
-    fig.update_yaxes(tickfont_size=size, title_font_size=size)
+    # explicit on every axis: Streamlit's chart theme sets its own tick and title sizes otherwise; the margins
+    # grow to fit the tick labels (a rotated first label, "anchor only", was cut at the chart's left edge)
+    fig.update_xaxes(tickfont_size=size, title_font_size=size, automargin=True)
+    fig.update_yaxes(tickfont_size=size, title_font_size=size, automargin=True)
     return fig
 
 

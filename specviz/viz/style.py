@@ -12,6 +12,7 @@ CORRECTION = "#ea580c"
 BONUS = "#7c3aed"
 MUTED = "#94a3b8"
 INK = "#0f172a"
+TEXT = "#31333f"   # Streamlit's body text
 
 CSS = f"""
 .sv-text {{ font-size: 1.25rem; line-height: 2.1; }}
@@ -59,6 +60,13 @@ table.sv-table td.num {{ text-align: right; font-variant-numeric: tabular-nums; 
   background: #f8fafc; border: 1px solid #e2e8f0; }}
 """
 
+# A caption that carries a result (appkit.result_caption puts it in a container keyed result_<name>) is
+# read at body size, in the text's colour: a grey caption was too small for a projector's back row.
+RESULT = '[data-testid="stMain"] [class*="st-key-result_"] [data-testid="stCaptionContainer"]'
+RESULT_CSS = f"""
+{RESULT}, {RESULT} p {{ font-size: 1rem !important; color: {TEXT} !important; }}
+"""
+
 # Buttons that fit where they are: no shortcut hint (the pages name the keys in their text), and a
 # label that wraps at its spaces rather than being cut.
 FIT_BUTTONS = """
@@ -81,7 +89,8 @@ LAYOUT_CSS = """
 # row, labels wrap at spaces (never inside a word), and a figure or table wider than the page
 # scrolls inside its own box. Button labels keep the root size and lose their shortcut hints (the
 # pages name the keys); a metric's value stays larger than its label. A "Predict:" question (its radio's
-# key starts keep_predict_, appkit.predict) is as large as the body text around it: it is what the room reads.
+# key starts keep_predict_, appkit.predict) is as large as the body text around it: it is what the room reads,
+# and so is a caption that carries a result (RESULT_CSS). A row of tabs wraps rather than cutting a title.
 PRESENTER_CSS = """
 html, body, [data-testid="stAppViewContainer"] { font-size: 21px; }
 [data-testid="stMainBlockContainer"] { padding: 3rem 1.2rem 3rem !important; max-width: 100% !important; }
@@ -108,6 +117,13 @@ html, body, [data-testid="stAppViewContainer"] { font-size: 21px; }
 [data-testid="stMain"] [data-testid="stTable"] td, [data-testid="stMain"] [data-testid="stTable"] th {
   white-space: normal !important; }
 h1 { font-size: 2.4rem !important; } h2 { font-size: 1.9rem !important; } h3 { font-size: 1.5rem !important; }
+[data-testid="stMain"] [class*="st-key-result_"] [data-testid="stCaptionContainer"],
+[data-testid="stMain"] [class*="st-key-result_"] [data-testid="stCaptionContainer"] p { font-size: 1.3rem !important; }
+[data-testid="stMain"] [data-testid="stTabs"] :has(> [data-testid="stTab"]) { flex-wrap: wrap !important;
+  overflow: visible !important; }
+[data-testid="stMain"] [data-testid="stTab"] { height: auto !important; max-width: 100% !important; flex-shrink: 1 !important; }
+[data-testid="stMain"] [data-testid="stTab"] * { white-space: normal !important; overflow: visible !important;
+  text-overflow: clip !important; }
 .sv-text { font-size: 1.7rem; } .sv-chip { font-size: 1.3rem; } table.sv-table { font-size: 1.1rem; }
 .sv-cell { font-size: 1.15rem; } .sv-race { font-size: 1.5rem; }
 """ + FIT_BUTTONS
@@ -119,4 +135,4 @@ def stylesheet(presenter: bool) -> str:
     >>> "font-size: 21px" in stylesheet(True), "font-size: 21px" in stylesheet(False)
     (True, False)
     """
-    return "<style>" + CSS + LAYOUT_CSS + (PRESENTER_CSS if presenter else "") + "</style>"
+    return "<style>" + CSS + RESULT_CSS + LAYOUT_CSS + (PRESENTER_CSS if presenter else "") + "</style>"

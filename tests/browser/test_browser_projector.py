@@ -11,7 +11,11 @@ measurements is the slow part). On every page, at each size:
 - each table's box fits the content column: its right edge, its scrolled against its visible
   width and (a dataframe scrolls inside its canvas) height, so no column or row hides behind an
   inner scroll, which the window's edge alone would not show;
-- a "Predict:" question is drawn at least as large as the body text around it.
+- a "Predict:" question is drawn at least as large as the body text around it, and so is a caption that
+  carries a result (appkit.result_caption);
+- no chart's tick label reaches past its chart's edge (a rotated first label was cut: "nchor only"), no tab
+  hides behind its row's scroll (lesson 8's checklist titles), and the home race's two lanes sit side by
+  side once it has run, so both are in view.
 Screenshots under artifacts/, for a person to look at: presenter-<size>-<page>.png (the first
 screen, as the room sees it) and fit-<page>.png (the whole page at 1024 pixels after its measurements).
 """
@@ -21,7 +25,7 @@ from tests.browser.chromium import ARTIFACTS, PAGES, check, cut_labels, settle, 
 
 SIZES = [(1024, 768), (1280, 720)]
 # what a lesson measures only when asked: pressed after its predictions are revealed, so its tables are drawn
-MEASURE = {"parallel_drafting": ["Time drafting at k = 1, 2, 4, 8"],
+MEASURE = {"": ["Start the race"], "parallel_drafting": ["Time drafting at k = 1, 2, 4, 8"],
            "verification_budget": ["Draft, profile and allocate"],
            "dloop": ["Draft and check one round", "Run the sweep"],
            "cost_per_token": ["Time the target at widths"], "reading_a_speedup": ["Compare prose and code"]}
@@ -78,6 +82,35 @@ FONTS = """() => {
 }"""
 
 
+# A chart's tick labels against its own box, tabs against their row, and the race's lanes against each other.
+CLIPPED = """() => {
+  const out = [];
+  for (const chart of document.querySelectorAll('[data-testid=stMain] .js-plotly-plot')) {
+    const box = chart.querySelector('.main-svg').getBoundingClientRect();
+    for (const t of chart.querySelectorAll('.xtick text, .ytick text')) {
+      const r = t.getBoundingClientRect();
+      if (r.width && (r.left < box.left - 1 || r.right > box.right + 1)) out.push(['chart label', t.textContent]);
+    }
+  }
+  for (const tab of document.querySelectorAll('[data-testid=stMain] [data-testid=stTab]')) {
+    const row = tab.parentElement.getBoundingClientRect(), r = tab.getBoundingClientRect();
+    const text = document.createRange(); text.selectNodeContents(tab);
+    if (r.right > row.right + 1 || r.left < row.left - 1 || text.getBoundingClientRect().right > r.right + 1)
+      out.push(['tab cut or past its row', tab.innerText]);
+  }
+  // a lane is its header line and its text box: the headers wrap to different heights, the lanes start level
+  const lanes = [...document.querySelectorAll('[data-testid=stMain] .sv-race')].map(l => l.parentElement.getBoundingClientRect());
+  if (lanes.length === 2 && Math.abs(lanes[0].top - lanes[1].top) > 2)
+    out.push(['race lanes one above the other', lanes.map(l => Math.round(l.top))]);
+  const px = el => parseFloat(getComputedStyle(el).fontSize);
+  const body = [...document.querySelectorAll('[data-testid=stMain] [data-testid=stMarkdownContainer] p')]
+    .find(p => !p.closest('[data-testid=stWidgetLabel], button, [data-testid=stCaptionContainer], [data-testid=stExpander]'));
+  for (const p of document.querySelectorAll('[data-testid=stMain] [class*="st-key-result_"] [data-testid=stCaptionContainer] p'))
+    if (body && px(p) < px(body)) out.push(['result caption smaller than the text', p.innerText.slice(0, 60)]);
+  return out;
+}"""
+
+
 def misfits(page) -> list:
     """Tables that do not fit, in every tab of the page (each tab is shown in turn)."""
     found = []
@@ -108,6 +141,7 @@ def problems_at(page, size) -> list:
     if page.locator("[data-testid=stMain] button .stMarkdownEllipsis").count():
         found += [(size, "cut label", c) for c in cut_labels(page, "[data-testid=stMain] button")]
     found += [(size, "table", t) for t in misfits(page)]
+    found += [(size, *c) for c in page.evaluate(CLIPPED)]
     fonts = page.evaluate(FONTS)
     if fonts["question"] is not None and fonts["question"] < fonts["body"]:
         found.append((size, "question smaller than the text", fonts))
