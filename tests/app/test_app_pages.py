@@ -149,7 +149,7 @@ def test_home_says_what_a_planted_race_supports():
     lanes = [("plain decoding", [("a", "bonus")] * 4, 10.0, 40.0), ("speculative", [("a", "accepted")] * 4, 8.0, 32.0)]
     for runs, box in [([1.21, 1.30, 1.42], "caption"), ([0.91, 1.10, 1.33], "info"), ([0.62, 0.71, 0.83], "warning")]:
         at.session_state["home_race"] = {"lanes": lanes, "speedup": spread(runs), "verdict": verdict,
-                                         "threads": {"threads": 2, "cores": 2}}
+                                         "threads": {"threads": 2, "cores": 2}, "prompt": "The cat"}
         at.run()
         tone, said = race.explain(spread(runs), verdict)
         assert said in [e.value for e in getattr(at, box)], (tone, runs)
@@ -158,7 +158,7 @@ def test_home_says_what_a_planted_race_supports():
 
 @pytest.mark.slow   # a live measurement on the models; its sentences are planted in the inner loop
 def test_lesson7_measures_live_costs_and_widths():
-    at = open_page("pages/cost_per_token.py")
+    at = predict(open_page("pages/cost_per_token.py"), "cost", "slower")   # the verdicts wait for the answer
     labels = [m.label for m in at.metric]
     assert "plain decoding, per token" in labels and "tokens per round" in labels
     assert "committed tokens =" in text(at)

@@ -152,6 +152,7 @@ def test_lesson7_says_the_side_every_planted_run_fell_on_and_why_a_cheaper_round
     at = open_page()
     at.session_state["measurement"] = res
     at.switch_page("pages/cost_per_token.py").run()
+    predict(at, "cost", "slower")   # the measured verdict waits for the answer
     assert not at.exception, [e.value for e in at.exception]
     c = cost.regimes(res, pricing.LARGE_GPU)
     asked = pricing.why_question(c)

@@ -63,6 +63,7 @@ def test_lesson7_states_free_drafting_width_and_layout_gap_from_planted_numbers(
     res = planted_measurement(app_models(at))
     at.session_state["measurement"] = res
     at.switch_page("pages/cost_per_token.py").run()
+    predict(at, "cost", "slower")   # what free drafting would give waits for the answer
     assert not at.exception, [e.value for e in at.exception]
     tokens_ = res["speculative"]["costs"]["tokens"]
     for verify, said in ((4.0, "If drafting and bookkeeping cost nothing, these rounds would be **2.50×** faster than "
