@@ -5,13 +5,12 @@ setting wins depends on the machine and on what else runs on it. So once a serve
 loaded, a thread of its own races every drafter at k = 2, 3 and 4 against plain decoding under the
 engine lock (specviz.lessons.race.fastest_setting), and the home race opens on what it found
 (race.opening_choice): DSpark when it is within the noise of the best. A student's click never pays
-for it: a race pressed while it runs waits for it, with a message.
+for it: a race pressed while it runs is kept, as one pressed while the models load (appkit.waiting),
+and runs once it is done, a note saying meanwhile that it waits.
 
 What it leaves out: measuring again later (a server keeps its first measurement; "Find the fastest
 setting" on the home page measures now, on demand).
 """
-import contextlib
-
 import streamlit as st
 
 from appkit.runtime import chosen, engine, loader
@@ -41,17 +40,32 @@ def start() -> None:
     measurement(*chosen()).start()
 
 
-def opening(wait: bool = False) -> tuple[dict, tuple[str, int]] | None:
-    """(the measurement, the (drafter, k) the race opens on), or None while it runs (unless `wait`) or
-    when the models could not load (the sidebar says why)."""
+def opening() -> tuple[dict, tuple[str, int]] | None:
+    """(the measurement, the (drafter, k) the race opens on), or None while it runs or when the
+    models could not load (the sidebar says why)."""
     job = measurement(*chosen()).start()
-    if not job.done and not wait:
-        return None
     if not job.done:
-        with st.spinner("Measuring which setting wins on this machine (once per server, about half a minute)…"):
-            with contextlib.suppress(ModelSetError, ValueError):
-                job.wait()
+        return None
     try:
         return job.wait()
     except (ModelSetError, ValueError):
         return None
+
+
+# every 3 s, as appkit.waiting's clock while the models load: the page is drawn again once it is done
+@st.fragment(run_every=3.0)
+def _clock(what: str):
+    job = measurement(*chosen())
+    if job.done:
+        st.rerun()
+    st.info(f"**Measuring which setting wins on this machine** (once per server; {job.seconds:.0f} s so far): {what}",
+            icon=":material/timer:")
+
+
+def measuring_note(what: str) -> bool:
+    """While the models have loaded and the measurement runs: a note saying so, with the seconds so far and
+    what waits for it, and the page drawn again once it is done. True while it runs."""
+    if not loader(*chosen()).done or measurement(*chosen()).done:
+        return False
+    _clock(what)
+    return True

@@ -58,25 +58,23 @@ if "home_fastest_pending" in st.session_state:   # a measurement asked for the s
 opening.start()   # once per server: which setting wins here, measured in the background once the models load
 
 
-def open_on(wait: bool):
-    """The server's opening measurement (appkit.opening), with its drafter and k as this session's
-    unless it chose its own; None while it runs (unless `wait`)."""
-    found = opening.opening(wait)
+def open_on():
+    """The server's opening measurement (appkit.opening), its drafter and k this session's unless it chose
+    its own; None while it runs."""
+    found = opening.opening()
     if found:
         appkit.default("keep_home_drafter", found[1][0])
         appkit.default("keep_home_k", found[1][1])
     return found
 
 
-found = open_on(wait=False) if m else None
+found = open_on() if m else None
 if found:
     c2.selectbox("Drafter", list(m.drafter_models), key="keep_home_drafter", format_func=appkit.drafter_label)
     appkit.block_slider(c3, "Proposals per round (k)", 8, "keep_home_k")
 else:
     with c2:
-        appkit.loading_note("the drafters appear once this machine has measured which setting wins here (once per "
-                            "server), and a race started now waits for it." if m else
-                            "the drafters appear when they are ready, and a race started now waits for them.")
+        appkit.loading_note("the drafters appear when they are ready, and a race started now waits for them.")
 
 
 def find_fastest(bar):
@@ -103,7 +101,7 @@ def run_race(lanes, bar):
     """Race RACES times under the engine lock (the models have arrived: appkit.pressed waits for them),
     then replay the median race in slow motion."""
     models = appkit.require_models()
-    open_on(wait=True)   # a race pressed while they loaded or while the opening was measured opens where the page would have
+    open_on()   # a race pressed while they loaded opens where the page does
     settings = Settings.greedy(st.session_state["keep_home_drafter"], appkit.new_tokens(40),
                                block_size=st.session_state["keep_home_k"])
     appkit.check(st.session_state["keep_home_prompt"], settings)
@@ -130,7 +128,10 @@ st.button("Start the race", type="primary", disabled=failed or not revealed,
 stuck = st.empty()   # above the lanes: why they hold no text, where the models cannot continue the prompt
 # side by side: both lanes in view once the race starts (one above the other, a projector's 768 rows held one)
 lanes = [column.empty() for column in st.columns(2)]
-if appkit.pressed(RACE_ASKED, "the race you started is queued, and runs as soon as they have arrived."):
+# kept, too, while the opening is measured: the race then opens where the page does
+measuring = opening.measuring_note("the drafters appear when it is done" + (
+    ", and the race you started runs then." if st.session_state.get(RACE_ASKED) else "."))
+if not measuring and appkit.pressed(RACE_ASKED, "the race you started is queued, and runs as soon as they have arrived."):
     try:
         st.session_state["home_race"] = run_race(lanes, st.progress(0.0, f"Racing {RACES} times…"))
         st.session_state.pop("home_fastest", None)   # the race is the fresher figure

@@ -347,7 +347,7 @@ def fastest_caption(best: dict, label=str) -> str:
                 f"decoding over {best['tokens']} tokens)")
     side = protocol.versus_plain(best["speedup"])
     loses = ("" if side == "faster" else " **Even the fastest setting was slower than plain decoding in every run "
-             "here.**" if side == "slower" else " Whether even it beats plain decoding is within this machine's noise.")
+             "here.**" if side == "slower" else " Some of its runs were no faster than plain decoding.")
     if not tied:
         return f"Measured on this machine just now: {setting} was the fastest {measured}.{loses}"
     names = [f"{label(name.rsplit(' k=', 1)[0])} at k = {name.rsplit(' k=', 1)[1]} ({s.label(unit='×')})"

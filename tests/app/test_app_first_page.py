@@ -9,6 +9,7 @@ tests/browser/test_browser_first_page.py.
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from appkit.opening import measurement
 from appkit.runtime import loader
 from tests.app.loaded import after_load
 from tests.paths import ROOT
@@ -33,6 +34,8 @@ def test_the_home_page_and_its_race_button_draw_before_the_models_have_loaded(un
     assert "a race started now waits for them" in loading[0]
     assert [s.label for s in at.selectbox] == ["Model set", "Device"]   # the drafters come with the models
     after_load(at)                                         # as the browser's page redraws once they are in
+    measurement(unloaded_set, at.session_state["keep_device"]).wait()   # which setting wins here (appkit.opening)
+    at.run()                                               # as the measuring note's clock redraws the page
     assert [s.label for s in at.selectbox] == ["Drafter", "Model set", "Device"]
     assert any(c.value.startswith("**Model set:** " + unloaded_set) for c in at.sidebar.caption)
     assert not any(c.value.startswith("**Loading the models**") for c in at.caption)
@@ -60,7 +63,13 @@ def test_a_race_pressed_while_the_models_load_is_kept_and_runs_once_they_arrive(
     at.run()   # another run replaces it (the note's timer, a student's click) while the models still load
     assert not job.done and any("queued" in i.value for i in at.info), "the press was lost"
     job.wait()
-    at.run()   # the browser's redraw once they are in (the note's timer)
+    measuring = measurement(name, at.session_state["keep_device"])
+    at.run()   # the browser's redraw once they are in (the note's timer): the opening is measured first
+    if not measuring.done:
+        assert "home_race" not in at.session_state and "home_race_asked" in at.session_state
+        assert any("the race you started runs then" in i.value for i in at.info)
+    measuring.wait()
+    at.run()   # the measuring note's timer redraws the page once it is done
     assert not at.exception, [e.value for e in at.exception]
     assert "home_race" in at.session_state and not any("queued" in i.value for i in at.info)
     assert any(m.value.startswith("**Same text:**") for m in at.markdown)

@@ -87,7 +87,7 @@ def test_home_calls_a_planted_setting_the_fastest_only_when_its_range_clears_the
         at.session_state["home_fastest"] = best
         at.run()
         assert not at.exception, [e.value for e in at.exception]
-        caption = [c.value for c in at.caption if c.value.startswith("Measured on this machine just now")]
+        caption = [c.value for c in at.markdown if c.value.startswith("Measured on this machine just now")]
         assert caption == [race.fastest_caption(best, drafter_label)]
         assert ("was the fastest" in caption[0]) == fastest
         assert ("within this machine's noise" in caption[0]) == (not fastest)
