@@ -27,17 +27,8 @@ appkit.header(
 st.subheader("S·k + 1 against S(k + 1)")
 c1, c2 = st.columns(2)
 appkit.default("keep_dloop_S", 3)
-# The defaults (k = 4, S = 3, g = -10, the "She was very, very, very" preset) make the loop visible.
-# Measured with the shipped models, greedy, 32 new tokens, Generation(...).run() counting
-# len(r.drafter_info["stages"]) per round on the five prose presets: at k = 4 the gate opened in
-# 0-6% of rounds at g = -4 on four presets (all rounds of the "Yes," reply, which ends after 9
-# tokens), in 32-50% at g = -8 and in 94-100% at g = -10; at k = 3 it was already open in 95-100%
-# of rounds at g = -8. On this preset at k = 4 it opened in 95% of rounds at g = -10 (2.79 stages a
-# round) and 42% at g = -8. The later stages added no tokens on any preset at g = -8 (1.68-2.00
-# tokens a check either way, the "Yes," reply 4.50): a later stage counts only when all k of the
-# first survive, so whether looping pays here is what the sweep below measures, not what this
-# comment promises. The sweep's default g (-4, -10, -16) run from a shut gate to an always open one.
-appkit.default("keep_dloop_k", 4)
+# where a second stage adds tokens with the shipped drafters (sweep.OPENING, measured there)
+appkit.default("keep_dloop_k", sweep.OPENING["k"])
 S_ = c1.slider("stages S", 1, 6, key="keep_dloop_S")
 k = appkit.block_slider(c2, "proposals per stage k", 8, "keep_dloop_k")
 b = sweep.bonus_bound(S_, k)
@@ -61,8 +52,8 @@ if not loops:
 
 st.subheader("One round, stage by stage")
 c1, c2 = st.columns(2)   # halves: the drafters' labels are long, and a projector's 1024 pixels cut a narrow box
-appkit.default("keep_dloop_prompt", PRESETS[3])
-appkit.default("keep_dloop_g", -10.0)
+appkit.default("keep_dloop_prompt", sweep.OPENING["prompt"])
+appkit.default("keep_dloop_g", sweep.OPENING["g"])
 appkit.default("keep_dloop_drafter", loops[0])
 c1.selectbox("Prompt", PRESETS, key="keep_dloop_prompt", format_func=appkit.prompt_label)
 c2.selectbox("Drafter", loops, key="keep_dloop_drafter", format_func=appkit.drafter_label)
@@ -89,7 +80,7 @@ if "dloop_round" in S:
     st.markdown(tokens.summary(r) + ".")
 
 st.subheader("A live sweep of g, with and without loop-aware training")
-appkit.default("keep_dloop_sweep", [-4.0, -10.0, -16.0])
+appkit.default("keep_dloop_sweep", sweep.OPENING["sweep"])
 chosen = st.multiselect("thresholds", THRESHOLDS, key="keep_dloop_sweep")
 st.caption("Plain decoding, each drafter with one stage a round, and each drafter at every chosen g, for the prompt, "
            f"k and S above: {REPEATS} runs each after an uncounted warm-up, alternated so that a busy moment of a "

@@ -20,8 +20,19 @@ with its range so that small differences read as the noise they are.
 """
 from specviz.generator.settings import Settings
 from specviz.lessons.cost import repeated_runs
+from specviz.lessons.presets import PRESETS
 from specviz.lessons.pricing import Profile, measured_profiles, price, shapes
 from specviz.lessons.protocol import beats, ratio_spread, spread
+
+
+# Where lesson 6 opens: a prompt, k and g at which a second stage adds tokens with the shipped drafters.
+# Measured (greedy, 32 new tokens, S = 3 against S = 1, the loop-aware drafter, every preset at k = 2, 3, 4
+# and g = -2 to -10): on the prose presets a later stage added tokens only at k = 2 and g <= -4 ("It is a
+# truth..." 1.88 -> 2.13 tokens a check), never at k = 4; on the Stack preset at k = 2 it did from g = -2
+# (1.68 -> 2.13, 2.2 stages a round), and on "def mean" from g = -2 (2.13 -> 2.29, 2.46 from g = -6). The
+# reply preset ("Anne asked...") ends after 9 tokens, so its figures count one round. The sweep then says,
+# from its own runs, whether those tokens paid for their stages on this machine (stage_prices).
+OPENING = {"prompt": PRESETS[6], "k": 2, "g": -2.0, "sweep": [-2.0, -6.0, -12.0]}
 
 
 def threshold_sweep(models, prompt: str, drafters: list[str], thresholds: list[float], k: int = 4,

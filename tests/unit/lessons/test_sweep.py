@@ -6,9 +6,11 @@ import re
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from specviz.generator.engine import Generation
+from specviz.generator.settings import Settings
 from specviz.lessons.pricing import LARGE_GPU
 from specviz.lessons.protocol import spread
-from specviz.lessons.sweep import (GATE_RULE, pays_from, regime_rows, regime_verdict, stage_in_regimes, stages_answer,
+from specviz.lessons.sweep import (GATE_RULE, OPENING, pays_from, regime_rows, regime_verdict, stage_in_regimes, stages_answer,
                                    stages_reason, training_note)
 
 
@@ -359,3 +361,18 @@ def test_the_stages_reason_s_clause_agrees_with_the_counts_it_was_given(counts, 
     assert ("no stage cleared" in said) == (max(counts) <= 1.0)
     full = not fell and counts[-1] == counts[0] and max(counts) > 1.0 and max_stages is not None and min(counts) >= max_stages
     assert ("already drafted all S" in said) == full
+
+
+def test_lesson6_opens_where_a_second_stage_adds_tokens_with_the_shipped_drafters(models):
+    """The lesson opened on a preset and g where every later stage added 0.00 tokens: looping could only
+    cost there. At sweep.OPENING the loop-aware drafter's gate opens and its checks commit more tokens
+    with three stages than with one (greedy, the same 32 tokens either way)."""
+    o = OPENING
+    one = Generation(models, o["prompt"], Settings.greedy("dloop", 32, block_size=o["k"], max_stages=1)).run()
+    looped = Generation(models, o["prompt"], Settings.greedy("dloop", 32, block_size=o["k"], loop_threshold=o["g"],
+                                                            max_stages=3)).run()
+    assert looped.new_ids == one.new_ids
+    stages = sum(len(r.drafter_info["stages"]) for r in looped.rounds) / len(looped.rounds)
+    assert stages > 1.5
+    assert len(looped.new_ids) / len(looped.rounds) > len(one.new_ids) / len(one.rounds) + 0.25
+    assert o["g"] in o["sweep"]
