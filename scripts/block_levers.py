@@ -22,7 +22,7 @@ more steps:
 `--variants` picks some of them (comma-separated names); the fresh text is written once into
 runs/block_levers/ (about 10 minutes on 2 cores) and read back on later runs.
 
-Then it measures each as the cards do (`specviz.training.cards.acceptance_length`: greedy, 12
+Then it measures each as the cards do (`specviz.training.cards.acceptance`: greedy, 12
 held-out prompts a workload, 48 new tokens) at k = 2, 4, 8, beside the shipped drafter, and its
 drafting milliseconds a round at k = 8 as lesson 3 times them (`specviz.lessons.parallel.draft_cost`
 on the first preset), since a layer's acceptance is worth what its time costs. All keep the shipped
@@ -42,8 +42,8 @@ from specviz.generator.drafters.block_model import BlockDrafterConfig, BlockDraf
 from specviz.generator.models import MODELS_DIR, load_embedded, load_model
 from specviz.lessons.parallel import draft_cost
 from specviz.lessons.presets import PRESETS
-from specviz.training.block import fit
-from specviz.training.cards import acceptance_length, heldout_prompts
+from specviz.training.block import fit, load_rows
+from specviz.training.cards import acceptance, heldout_prompts
 from specviz.training.lm import encode_corpus
 from specviz.training.recipe import DATA, HELDOUT, MODELS, RUNS, TARGET_TEXT
 from specviz.training.target_text import write_target_text
@@ -105,7 +105,7 @@ def main():
     models = load_embedded()
     target, shipped = models.target, models.drafter_models["dspark"]
     OUT.mkdir(parents=True, exist_ok=True)
-    text = torch.from_numpy(np.concatenate([np.load(DATA / f) for f in TARGET_TEXT]).astype(np.int64))
+    text = load_rows(tuple(DATA / f for f in TARGET_TEXT))
     prose = prose_rows(text, models.tokenizer)
     mixes = {"recipe": lambda: text, "prose x3": lambda: torch.cat([text[prose]] * 3 + [text[~prose]]),
              "fresh": lambda: fresh_text(models.tokenizer)}
@@ -120,8 +120,10 @@ def main():
         runs.setdefault(mix, {})[label] = start(layers)
     minutes = 0.0
     for mix, trained in runs.items():       # the drafters of one mix train on the same batches
-        state = fit(trained, target, shipped.config.target_layers, mixes[mix](), args.steps, args.lr,
-                    OUT / f"{mix}.pt", OUT / "fit.log", batch=8, anchors=32, K=8, loop_stages=1, gamma=4.0,
+        text = mixes[mix]()
+        rows = lambda gen, text=text: text[torch.randint(0, len(text), (8,), generator=gen)]   # noqa: E731
+        state = fit(trained, target, shipped.config.target_layers, rows, args.steps, args.lr,
+                    OUT / f"{mix}.pt", OUT / "fit.log", anchors=32, K=8, loop_stages=1, gamma=4.0,
                     ckpt_every=50, seed=11)
         minutes += state["seconds"] / 60
         for label, m in trained.items():    # stored and loaded back as the shipped drafters are (bf16 on disk)
@@ -134,7 +136,7 @@ def main():
         models.drafter_models["dspark"] = m
         result["drafters"][label] = {
             "layers": m.config.num_layers,
-            "acceptance": {w: {k: acceptance_length(models, "dspark", p, k) for k in (2, 4, 8)} for w, p in prompts.items()},
+            "acceptance": {w: {k: acceptance(models, "dspark", p, k)["length"] for k in (2, 4, 8)} for w, p in prompts.items()},
             "draft_ms_k8": draft_cost(models, PRESETS[0], ["dspark"], [8])[0]["draft_ms"]}
         print(json.dumps({label: result["drafters"][label]}), flush=True)
     print(json.dumps(result, indent=1))

@@ -20,4 +20,4 @@ STAGES = ["corpus", "tokenizer", "target", "drafter", "target-text", "block", "c
 # from 2.07 to 2.33 on prose and 1.79 to 2.30 on code (docs/engine.md)
 # The block drafters' 4000 steps on the long text, then MIX steps on the drafting mix
 # (specviz.training.block), then the loop-aware steps
-STEPS = {"target": 4000, "drafter": 3000, "block": 4000, "mix": 2500, "loop": 300}
+STEPS = {"target": 4000, "drafter": 3000, "block": 4000, "mix": 700, "loop": 120}

@@ -16,7 +16,7 @@ pytestmark = pytest.mark.slow      # 21 greedy continuations and 48 speculative 
 from specviz.generator.models import MODELS_DIR
 from specviz.lessons.presets import PRESETS
 from specviz.lessons.workloads import WORKLOADS
-from specviz.training.cards import acceptance_length, continuations, heldout_prompts
+from specviz.training.cards import acceptance, continuations, heldout_prompts
 from specviz.training.readable import loops, parses
 from specviz.training.recipe import HELDOUT
 
@@ -55,7 +55,7 @@ def accepted_at_4(models, corpus):
         prompts = heldout_prompts(folder / HELDOUT[workload].name, models.tokenizer)
         assert len(prompts) == 12
         for name in ("dspark", "dflash"):
-            out[name, workload] = acceptance_length(models, name, prompts, 4)
+            out[name, workload] = acceptance(models, name, prompts, 4)["length"]
     return out
 
 
