@@ -11,11 +11,31 @@ and runs once it is done, a note saying meanwhile that it waits.
 What it leaves out: measuring again later (a server keeps its first measurement; "Find the fastest
 setting" on the home page measures now, on demand).
 """
+import atexit
+import contextlib
+import threading
+
 import streamlit as st
 
 from appkit.runtime import chosen, engine, loader
 from specviz.hosting.background import Background
 from specviz.hosting.config import ModelSetError
+
+
+STOPPING = threading.Event()   # set when the process exits: a measurement stops at its next run
+
+
+def _stop(job: Background):
+    """At exit, before the interpreter tears down: a thread still in a torch call then aborts the process."""
+    STOPPING.set()
+    if job.started is not None:   # wait() would start one that never started, and the load with it
+        with contextlib.suppress(Exception):
+            job.wait(timeout=60)
+
+
+def _stop_if_stopping(done: int, total: int):
+    if STOPPING.is_set():
+        raise RuntimeError("the server is stopping")
 
 
 @st.cache_resource(show_spinner=False)
@@ -24,15 +44,18 @@ def measurement(set_name: str, device: str) -> Background:
     load = loader(set_name, device)
 
     def measure():
-        from specviz.generator.threads import fit_threads
+        m, _ = load.wait()   # first: the load waits for the engine's code (appkit.engine_code), and a second
+        from specviz.generator.threads import fit_threads   # thread importing transformers beside it breaks it
         from specviz.lessons import race
         from specviz.lessons.presets import PRESETS
-        m, _ = load.wait()
         with engine():
             fit_threads(m)   # the cores free now, as a race fits them
-            best = race.fastest_setting(m, PRESETS[0], list(m.drafter_models), block_sizes=race.OPENING_BLOCK_SIZES)
+            best = race.fastest_setting(m, PRESETS[0], list(m.drafter_models), block_sizes=race.OPENING_BLOCK_SIZES,
+                                        progress=_stop_if_stopping)
         return best, race.opening_choice(best, m.block_drafters(markov=True))
-    return Background(measure, name=f"opening race of {set_name} on {device}", start=False)
+    job = Background(measure, name=f"opening race of {set_name} on {device}", start=False)
+    atexit.register(_stop, job)
+    return job
 
 
 def start() -> None:
