@@ -50,8 +50,9 @@ def measurement(set_name: str, device: str) -> Background:
         from specviz.lessons.presets import PRESETS
         with engine():
             fit_threads(m)   # the cores free now, as a race fits them
-            best = race.fastest_setting(m, PRESETS[0], list(m.drafter_models), block_sizes=race.OPENING_BLOCK_SIZES,
-                                        progress=_stop_if_stopping)
+        # the lock run by run: a student's click gets in between two runs rather than waiting for them all
+        best = race.fastest_setting(m, PRESETS[0], list(m.drafter_models), block_sizes=race.OPENING_BLOCK_SIZES,
+                                    progress=_stop_if_stopping, guard=engine)
         return best, race.opening_choice(best, m.block_drafters(markov=True))
     job = Background(measure, name=f"opening race of {set_name} on {device}", start=False)
     atexit.register(_stop, job)

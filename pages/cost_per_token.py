@@ -72,7 +72,7 @@ def show_measurement(res: dict):
                f"{appkit.drafter_label(res['settings'].drafter)}, "
                f"k = {res['settings'].block_size}, prompt “{res['prompt']}”. Prefill is outside the timed boundary. "
                f"Each side ran {len(res['plain']['runs_ms'])} times after an uncounted warm-up, alternating, so a busy "
-               f"moment of a shared machine falls on both; the run of median time is taken apart below.")
+               f"moment of a shared machine falls on both; the run pair of median speedup is shown and taken apart below.")
     speed = res["speedup_spread"]
     m1, m2, m3, m4 = st.columns(4)
     m1.metric("plain decoding, per token", f"{p['ms_per_token']:.2f} ms", help=res["plain"]["ms_per_token"].label(" ms"))

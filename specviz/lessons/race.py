@@ -20,6 +20,7 @@ costs in one-token steps, and `explain` puts that in the page's words, within th
 
 What it leaves out: prefill (time to first token); both runners pay it before the start line.
 """
+import contextlib
 from dataclasses import dataclass, field
 
 from specviz.generator.engine import Generation
@@ -299,21 +300,26 @@ def opening_sentence(best: dict, choice: tuple[str, int], label=str) -> str:
 
 
 def fastest_setting(models, prompt: str, drafters: list[str], block_sizes=(2, 4), tokens: int = 24,
-                    repeats: int = 3, progress=None) -> dict:
+                    repeats: int = 3, progress=None, guard=contextlib.nullcontext) -> dict:
     """Measure every drafter at every block size against plain decoding on this server, the sides
     alternated (specviz.lessons.protocol), and return the fastest:
     {"drafter", "block_size", "speedup": Spread, "tokens", "tried": {label: Spread}}.
 
     Short by default (three counted runs of 24 tokens after a warm-up, k = 2 and 4, ranked by
     their median): it chooses where the page opens, once per server, so one slow moment of a
-    busy machine must not pick it; the race itself then measures with spread.
+    busy machine must not pick it; the race itself then measures with spread. Each run happens inside
+    `guard()` (a server's engine lock), so a measurement in the background lets a student's click in
+    between two runs instead of holding the models for all of them.
     """
     if not drafters:
         raise ValueError("this model set has no drafter to race")
     settings = {"plain": Settings.greedy(None, tokens)}
     settings.update({(d, k): Settings.greedy(d, tokens, block_size=k) for d in drafters for k in block_sizes})
-    runs = protocol.alternate({name: (lambda s=s: trace_costs(Generation(models, prompt, s).run())["ms_per_token"])
-                               for name, s in settings.items()}, repeats,
+    def timed(s):
+        with guard():
+            return trace_costs(Generation(models, prompt, s).run())["ms_per_token"]
+
+    runs = protocol.alternate({name: (lambda s=s: timed(s)) for name, s in settings.items()}, repeats,
                               progress=lambda done, total, _: progress(done, total) if progress else None)
     tried = {name: protocol.ratio_spread(runs["plain"], runs[name]) for name in settings if name != "plain"}
     (drafter, k) = max(tried, key=lambda name: tried[name].median)

@@ -310,8 +310,8 @@ def test_lesson2_draws_a_typed_distribution_and_rejects_one_that_is_not():
 def test_lesson6_counts_sk_plus_one_and_runs_a_live_round_and_sweep():
     at = open_page("pages/dloop.py")
     metrics = {m.label: m.value for m in at.metric}
-    assert metrics["one check of S stages commits at most"] == "S·k+1 = 13"   # S = 3, k = 4
-    assert metrics["S separate checks commit at most"] == "S(k+1) = 15"
+    assert metrics["one check of S stages commits at most"] == "S·k+1 = 7"   # S = 3, k = 2 (sweep.OPENING)
+    assert metrics["S separate checks commit at most"] == "S(k+1) = 9"
     button(at, "Draft and check one round").click().run()
     assert not at.exception
     assert "Σ log q vs threshold" in text(at) and "from one target pass" in text(at)
