@@ -417,7 +417,7 @@ def pair_up(sides: dict) -> dict:
     plain, spec = sides["plain"], sides["speculative"]
     speed, i = paired_spread(plain["runs_ms_per_token"], spec["runs_ms_per_token"])
     return {**sides, "plain": taken_apart(plain["runs"], i), "speculative": taken_apart(spec["runs"], i),
-            "speedup_spread": speed, "speedup": speed.median}
+            "speedup_spread": speed, "speedup": speed.median, "pair": i}
 
 
 def regimes(measurement: dict, there: Profile, here_name: str = "this machine") -> Comparison:
@@ -426,5 +426,4 @@ def regimes(measurement: dict, there: Profile, here_name: str = "this machine") 
     plain, spec = measurement["plain"], measurement["speculative"]
     rounds = shapes(spec["trace"].rounds)
     here = measured_profiles(plain["runs_costs"], spec["runs_costs"], rounds, here_name)
-    _, middle = paired_spread(plain["runs_ms_per_token"], spec["runs_ms_per_token"])   # the pair `pair_up` shows
-    return compare(rounds, here, there, middle)
+    return compare(rounds, here, there, measurement["pair"])   # the run pair `pair_up` shows
