@@ -78,19 +78,20 @@ def test_a_presenters_page_switch_reaches_the_class_while_that_page_waits_for_th
     whose run waits for them: the followers must move to lesson 1 at once, not minutes later when
     the load is done (a follower sat on home for 120 s in a browser test). Another session's run
     holds the engine lock meanwhile, which keeps the load from finishing (it measures the threads
-    under that lock), until the class shows lesson 1 or two minutes have passed."""
+    under that lock), until the class shows lesson 1 or two minutes have passed. It takes the lock before
+    the teacher's first run starts the load: the shipped models load in a second or two, and a lock taken
+    after the class starts finds them loaded on a fast machine."""
     teacher = AppTest.from_file(APP, default_timeout=300)
     teacher.session_state["keep_presenter"] = True
-    teacher.run()
-    button(teacher, "Start a class").click().run()
-    code, student, busy, seen = teacher.session_state["class_lead"]["code"], new_token(), threading.Event(), []
+    student, busy, started, code, seen = new_token(), threading.Event(), threading.Event(), [], []
 
     def shown() -> str:
-        return room().follow(code, student)["view"].get("page")
+        return room().follow(code[0], student)["view"].get("page")
 
     def another_run():
         with engine():
             busy.set()
+            started.wait(300)
             deadline = time.monotonic() + 120
             while shown() != "draft_and_verify" and time.monotonic() < deadline:
                 time.sleep(0.2)
@@ -99,6 +100,12 @@ def test_a_presenters_page_switch_reaches_the_class_while_that_page_waits_for_th
     holder = threading.Thread(target=another_run)
     holder.start()
     busy.wait()
+    try:
+        teacher.run()                                        # starts the load, which waits for the lock
+        button(teacher, "Start a class").click().run()
+        code.append(teacher.session_state["class_lead"]["code"])
+    finally:
+        started.set()
     teacher.switch_page("pages/draft_and_verify.py").run()   # waits for the models, which wait for the lock
     holder.join()
     assert seen == [True, "draft_and_verify"]        # shown to the class while the models were still loading
