@@ -17,7 +17,8 @@ gives one speedup (the baseline's median ms/token over the prompts against the v
 cores free now (specviz.generator.threads), as the app does.
 
 The prompts are one workload's (`specviz.lessons.workloads`): held-out prose or held-out code,
-reported separately as the papers report each dataset; `python -m specviz bench` runs both.
+reported separately, since how much a drafter guesses right depends on the text; `python -m specviz
+bench` runs both.
 
 What it leaves out: batch serving (many requests), prefill speed, time to first token.
 """

@@ -8,7 +8,7 @@ each round by the output it actually delivered.
 
 `verification_cost_by_width` times one target forward of w tokens on top of a fixed context:
 how much more a check of w candidates costs than a one-token step on the running hardware.
-`regimes` prices a measurement's rounds on this machine and on a large target on a GPU
+`regimes` prices a measurement's rounds on this machine and on a hypothetical large target on a GPU
 (specviz.lessons.pricing), so the two regimes are compared on the same accepted tokens.
 
 What it leaves out: overlapping phases (this engine runs draft, verify and commit one after
@@ -422,7 +422,7 @@ def pair_up(sides: dict) -> dict:
 
 def regimes(measurement: dict, there: Profile, here_name: str = "this machine") -> Comparison:
     """The speculative rounds of a `measure` result priced in two regimes (specviz.lessons.pricing): under
-    this machine's profile, read off each run pair, and under `there` (a large target on a GPU)."""
+    this machine's profile, read off each run pair, and under `there` (a hypothetical large target on a GPU)."""
     plain, spec = measurement["plain"], measurement["speculative"]
     rounds = shapes(spec["trace"].rounds)
     here = measured_profiles(plain["runs_costs"], spec["runs_costs"], rounds, here_name)

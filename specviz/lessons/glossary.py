@@ -105,7 +105,8 @@ ENTRIES = [
     ("loop-aware training", "DLoop's training: unroll extra drafting stages and supervise the first and last; "
                             "same parameters, more training time and memory.", CHECKS_AHEAD),
     ("D-Loop", "A different method (with a hyphen): keep a prefix of a proposed block and rerun the same "
-               "drafter to regenerate the block's suffix. It refines within a block.", CHECKS_AHEAD),
+               "drafter to regenerate the block's suffix with the prefix revealed; it can also try several "
+               "prefix boundaries. It refines within a block.", CHECKS_AHEAD),
     ("float32", "32-bit floating point: the precision the embedded models run in here.", APP),
     ("bfloat16", "16-bit floating point with float32's range and fewer mantissa bits; another computation "
                  "that can round a close call the other way.", APP),

@@ -271,3 +271,10 @@ def test_the_wrong_q_answer_says_no_exactly_where_the_distance_left_float_roundi
     said = inside.wrong_q_answer(distance)
     assert ("from the source" in said) == (distance is None)
     assert ("no." in said) == (distance is None or distance > inside.EXACT)
+
+
+def test_the_glossary_tells_d_loop_from_dloop_as_the_source_does():
+    """The source: D-Loop regenerates a block's suffix "with the prefix revealed; its method can also consider
+    multiple prefix boundaries", and refines within a block. Planted bug: the entry reduced to one boundary."""
+    d_loop = dict((term, text) for term, text, _ in glossary.ENTRIES)["D-Loop"]
+    assert "prefix revealed" in d_loop and "several prefix boundaries" in d_loop and "within a block" in d_loop
