@@ -10,7 +10,8 @@ With `--checkpoint`, the DFlash and DSpark drafters (and the loop drafter, where
 one) take that training checkpoint's weights, so a run can be read before it ends. It prints one
 JSON object: for each drafter and workload, `specviz.training.cards.acceptance` at k = 4 (greedy,
 12 prompts, 48 new tokens): the length, the conditional acceptance of positions 1..4, and the
-tokens a pass by where the round starts.
+tokens a pass by where the round starts, and the first proposal's acceptance after a correction
+and after a full block (`specviz.training.cards.first_kept_after`).
 
 What it leaves out: other block sizes and speed (the bench).
 """

@@ -219,12 +219,31 @@ def saturation_note(temperatures: list[float] | None) -> str:
 DEPTHS = (16, 32, 48)   # the cards' buckets of depth into the continuation: new tokens 0-15, 16-31, 32-47
 
 
+def first_kept_after(generations: list[list[tuple[int, int]]], k: int) -> dict:
+    """Of the rounds that drafted all k proposals, the share whose first proposal was kept, by how the
+    round before it in the same generation ended: "correction" (it kept fewer proposals than it
+    drafted) or "full block" (it kept them all); None where no round started so. `generations` holds
+    each generation's rounds as (accepted, drafted) pairs. A drafter's rounds nearly all start at a
+    correction, where the target has just overruled it.
+
+    >>> first_kept_after([[(4, 4), (1, 4), (0, 4), (2, 4)]], 4)
+    {'correction': 0.5, 'full block': 1.0}
+    """
+    kept = {"correction": [], "full block": []}
+    for rounds in generations:
+        for (before, drafted_before), (accepted, drafted) in zip(rounds, rounds[1:]):
+            if drafted == k:
+                kept["full block" if before == drafted_before else "correction"].append(accepted > 0)
+    return {how: round(sum(v) / len(v), 3) if v else None for how, v in kept.items()}
+
+
 def acceptance(models, name: str, prompts: list[str], k: int, new_tokens: int = 48,
                survival: list | None = None) -> dict:
     """Drafter `name` at block size `k`, greedy, over `prompts`: {"length": committed tokens per
     target pass, "by_position": conditional acceptance of proposals 1..k
     (`specviz.lessons.parallel.conditional_acceptance`, full-width rounds), "by_depth": tokens per
-    pass of the rounds that start within each bucket of DEPTHS new tokens}, rounded to 3 places.
+    pass of the rounds that start within each bucket of DEPTHS new tokens, "first_kept_after": the first
+    proposal's acceptance after a correction and after a full block (`first_kept_after`)}, rounded to 3 places.
     Each proposal's predicted survival and whether it survived are appended to `survival` as
     (a_k, accepted) pairs when given.
 
@@ -234,10 +253,11 @@ def acceptance(models, name: str, prompts: list[str], k: int, new_tokens: int = 
     from specviz.generator.engine import Generation
     from specviz.generator.settings import Settings
     from specviz.lessons.parallel import conditional_acceptance
-    rounds, depth = [], {d: [0, 0] for d in DEPTHS}     # bucket -> [tokens, rounds]
+    rounds, depth, generations = [], {d: [0, 0] for d in DEPTHS}, []     # bucket -> [tokens, rounds]
     for p in prompts:
         trace = Generation(models, p, Settings(drafter=name, block_size=k, max_new_tokens=new_tokens)).run()
         rounds += trace.rounds
+        generations.append([(r.accepted, len(r.proposed)) for r in trace.rounds])
         for r in trace.rounds:
             start = r.committed_before - len(trace.prompt_ids)
             bucket = next((d for d in DEPTHS if start < d), DEPTHS[-1])
@@ -250,7 +270,8 @@ def acceptance(models, name: str, prompts: list[str], k: int, new_tokens: int = 
     return {"length": round(tokens / len(rounds), 3),
             "by_position": [None if c is None else round(c, 3) for c in
                             conditional_acceptance([r.accepted for r in rounds if len(r.proposed) == k], k)],
-            "by_depth": {f"{d - 16}-{d - 1}": round(t / n, 3) if n else None for d, (t, n) in depth.items()}}
+            "by_depth": {f"{d - 16}-{d - 1}": round(t / n, 3) if n else None for d, (t, n) in depth.items()},
+            "first_kept_after": first_kept_after(generations, k)}
 
 
 def block_card(models, name: str, heldout: dict[str, Path], corpus: dict, block_sizes=(2, 4, 8),
