@@ -102,13 +102,15 @@ def css():
     st.html(stylesheet(presenter()))
 
 
-def header(title: str, source: str, look_for: str):
-    """A lesson's title, what to look for, and the passages of the source articles it comes from.
+def header(page_file: str, source: str, look_for: str):
+    """A lesson's title (its course record's: a page passes its __file__, so the sidebar, the "Next:" links
+    and the page's own heading say the same), what to look for, and the passages of the source articles
+    it comes from.
 
     `look_for` says what to look at, never what will be found: that is a prediction's answer, which
     the page shows only after appkit.predict. `source` cites the works by title (CHECKS_AHEAD, DRAFT_VERIFY)."""
     css()
-    st.title(title)
+    st.title(page_of_file(page_file).title)
     st.markdown(look_for)
     st.caption(f"Source: {source}")
     st.page_link(GLOSSARY.file, label="Glossary: every term these lessons use")

@@ -11,7 +11,7 @@ A = admission.APPENDIX_A          # the source's numbers: p, q and 0.85
 W = admission.WORKED_EXAMPLE      # this app's worked example: a₁, SPS, c₂
 
 appkit.header(
-    "5 · Biased admission",
+    __file__,
     f"{appkit.CHECKS_AHEAD}, “DSpark budgets the target's work separately”, on the DSpark paper's Appendix A.",
     "A scheduler decides which drafted tokens enter verification. If that decision **looks at the token it has "
     "just drafted** (or at what follows from it), it can prefer some token values, and the output stops following "

@@ -15,7 +15,7 @@ WIDTHS = [1, 2, 3, 4, 6, 8, 12, 16]
 REPEATS = 5          # runs per side of the live measurement
 
 appkit.header(
-    "7 · Cost per token",
+    __file__,
     f"{appkit.CHECKS_AHEAD}, “Measure elapsed time per committed token” and “Why can doing extra calculations save "
     f"time?”; {appkit.DRAFT_VERIFY}, “per-token latency is roughly the drafting time plus the verification time, divided by that "
     "acceptance length”.",

@@ -16,7 +16,7 @@ THRESHOLDS = [-2.0, -4.0, -6.0, -8.0, -10.0, -12.0, -16.0]   # sums over k token
 REPEATS = 3                    # counted runs per setting: enough to see the spread, short enough for a class
 
 appkit.header(
-    "6 · DLoop",
+    __file__,
     f"{appkit.CHECKS_AHEAD}, “DLoop buys more drafting before paying for a target check”, and the DLoop paper's "
     "Table 2 as that article reports it.",
     "After each drafting stage DLoop sums the log-probabilities of that stage's proposals. If the sum clears a "

@@ -21,7 +21,7 @@ KEYS = {f: f"keep_draft_{f}" for f in ("prompt", "drafter", "verifier", "k", "te
 TICK_S = 0.7
 
 appkit.header(
-    "1 · Draft and verify",
+    __file__,
     f"{appkit.CHECKS_AHEAD}, “A known candidate history can be evaluated before it is accepted” (with its excerpt "
     "of the assisted generation code in Hugging Face transformers, version 4.46, and its cache bookkeeping); "
     f"{appkit.DRAFT_VERIFY}, “Draft, then verify”.",

@@ -18,7 +18,7 @@ CHECKS = "*How speculative decoding checks ahead*"
 HEAD = {i: title for i, (title, _) in enumerate(inside.SECTIONS, 1)}
 
 appkit.header(
-    "9 · Inside a round: what the drafter sees and what the verifier needs",
+    __file__,
     f"{CHECKS}: “DFlash reuses the target's context work”, “Random sampling preserves the target's "
     "probabilities”, “DSpark budgets the target's work separately”, “DLoop buys more drafting before paying for a "
     f"target check”, “Measure elapsed time per committed token”; {appkit.DRAFT_VERIFY}.",

@@ -13,7 +13,7 @@ S = st.session_state
 N_SAMPLES = 200
 
 appkit.header(
-    "3 · Parallel drafting",
+    __file__,
     f"{appkit.DRAFT_VERIFY}, “The catch: the draft model is the hard part”; {appkit.CHECKS_AHEAD}, “DSpark lets "
     "cheap token choices depend on one another”.",
     "A parallel drafter (DFlash) predicts every position of its block in one pass, each position blind to what "

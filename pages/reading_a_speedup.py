@@ -10,7 +10,7 @@ from specviz.lessons import checklist, cost, workloads
 S = st.session_state
 
 appkit.header(
-    "8 · Reading a speedup",
+    __file__,
     f"{appkit.CHECKS_AHEAD}, “Read a speedup together with its denominator” and its closing checklist.",
     "A speedup is a ratio: it means little without its **denominator** (the baseline) and the conditions it was "
     f"measured under. Below, the {len(checklist.ITEMS) - 1} questions of that closing checklist, and a **result** "

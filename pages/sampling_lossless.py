@@ -15,7 +15,7 @@ SOURCES = ["the real models, after this prompt", "the article's 0.4 / 0.2 exampl
 SEED_EXAMPLE = {"labels": ["the token", "another", "a third"], "p": [0.2, 0.5, 0.3], "q": [0.4, 0.3, 0.3]}
 
 appkit.header(
-    "2 · Sampling stays lossless",
+    __file__,
     f"{appkit.CHECKS_AHEAD}, “Random sampling preserves the target's probabilities”; {appkit.DRAFT_VERIFY}, "
     "“Draft, then verify” (“Speculative decoding buys speed, not a different answer”).",
     "The drafter samples from its own distribution **q**, which differs from the target's **p**. The rule: "

@@ -16,7 +16,7 @@ S = st.session_state
 PROFILE_REPEATS = 5   # counted passes over the widths; each width keeps its fastest call
 
 appkit.header(
-    "4 · Verification budget",
+    __file__,
     f"{appkit.CHECKS_AHEAD}, “DSpark budgets the target's work separately”; "
     f"{appkit.DRAFT_VERIFY}, “verifying a long block full of tokens that are probably going to be "
     "rejected burns capacity”.",
