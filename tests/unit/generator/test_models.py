@@ -8,7 +8,7 @@ from transformers import AutoModelForCausalLM, AutoTokenizer
 from specviz.generator.drafters.block_model import BlockDrafterModel
 from specviz.generator.models import MODELS_DIR
 from specviz.training.lm import encode_corpus, heldout_loss
-from specviz.training.recipe import HELDOUT
+from specviz.training.recipe import HELDOUT, ROOT
 
 
 def test_every_shipped_model_has_a_card_and_loads_from_its_folder(models):
@@ -50,3 +50,20 @@ def test_the_tokenizer_writes_indentation_and_python_keywords_as_single_tokens(m
     assert [tok.decode([i]) for i in tok.encode("        return self")] == ["       ", " return", " self"]
     for word in (" def", " self", " return", " import", " None", " class", " raise", "    ", "        "):
         assert len(tok.encode(word)) == 1, word
+
+
+@pytest.mark.parametrize("sub", ["drafter-dflash", "drafter-dspark", "drafter-dspark-loop"])
+def test_the_readmes_models_table_reads_each_block_drafters_card(sub):
+    """The README's table is where a reader first meets the drafters' acceptance: it must say what the
+    card in models/ says (prose, then code, at k = 2 / 4 / 8, to two places), the loop-aware steps the
+    card records, and the card's calibration. Planted bug it catches: a drafter retrained and its card
+    rewritten by `train cards`, with the README still quoting the drafter before."""
+    row = next(line for line in (ROOT / "README.md").read_text().splitlines() if line.startswith(f"| `models/{sub}` |"))
+    card = json.loads((MODELS_DIR / sub / "training.json").read_text())
+    for workload in ("prose", "code"):
+        said = " / ".join(f"{card['heldout_acceptance_length'][workload][k]:.2f}" for k in ("2", "4", "8"))
+        assert f"{workload}: {said}" in row, (workload, said, row)
+    if card.get("survival_ece") is not None:
+        assert f"ECE {card['survival_ece']:.3f}" in row, row
+    loop = [p for p in card["phases"] if p.get("loop_aware")]
+    assert not loop or f"{loop[0]['steps']} loop-aware steps" in row, row
