@@ -12,6 +12,7 @@ import streamlit as st
 from appkit.runtime import limits
 from appkit.state import at_most, default, key
 from specviz.generator.drafters.names import DRAFTER_LABELS
+from specviz.hosting.app_state import most_k
 from specviz.lessons import pricing
 
 GPU_EDIT = "keep_gpu_"   # + a field of pricing.FIELDS: the large-target profile as lesson 7 edits it
@@ -24,15 +25,15 @@ def result_caption(name: str, text: str, where=st):
     where.container(key=f"result_{name}").caption(text)
 
 
-def block_slider(where, label: str, most: int, name: str) -> int:
-    """A slider for the block size k, stopping at `most` or the host's limit, whichever is lower."""
-    top = min(most, limits().max_block_size)
+def block_slider(where, label: str, page: str) -> int:
+    """A page's slider for the block size k, kept under keep_<page>_k: it stops at the bound its link
+    accepts (specviz.hosting.app_state.most_k) or the host's limit, whichever is lower."""
+    top, name = min(most_k(page), limits().max_block_size), key(page, "k")
     at_most(name, top)
     return where.slider(label, 1, top, key=name)
 
 
-def run_row(page: str, prompts: list[str], drafters: list[str], drafter_box: str, k_label: str,
-            most_k: int) -> int:
+def run_row(page: str, prompts: list[str], drafters: list[str], drafter_box: str, k_label: str) -> int:
     """One row of a live lesson's settings: prompt, drafter and k, kept under keep_<page>_*;
     returns k."""
     c1, c2, c3 = st.columns([2, 2, 1])
@@ -41,7 +42,7 @@ def run_row(page: str, prompts: list[str], drafters: list[str], drafter_box: str
     default(key(page, "k"), 4)
     c1.selectbox("Prompt", prompts, key=key(page, "prompt"), format_func=prompt_label)
     c2.selectbox(drafter_box, drafters, key=key(page, "drafter"), format_func=drafter_label)
-    return block_slider(c3, k_label, most_k, key(page, "k"))
+    return block_slider(c3, k_label, page)
 
 
 def rounds_and_seed(page: str, choices: list[int], start: int) -> tuple[int, int]:

@@ -51,7 +51,7 @@ if revealed:   # the calculator's verdict and its break-even
 # --- a live measurement --------------------------------------------------------------------------
 st.subheader("Measured on this machine, now")
 m = appkit.require_models()
-appkit.run_row("cost", PRESETS, list(m.drafter_models), "Drafter", "k (proposals per round)", 12)
+appkit.run_row("cost", PRESETS, list(m.drafter_models), "Drafter", "k (proposals per round)")
 
 
 def run_measurement():

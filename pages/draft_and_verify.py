@@ -102,7 +102,7 @@ with st.expander("Prompt and settings", expanded=m is None or bool(stepper.error
     c2.selectbox("Drafter", drafters, key=KEYS["drafter"], format_func=appkit.drafter_label)
     c2.selectbox("Verifier", VERIFIERS, key=KEYS["verifier"], format_func=VERIFIER_LABELS.get)
     c3, c4, c5, c6 = st.columns(4)
-    appkit.block_slider(c3, "Block size k (proposals)", 12, KEYS["k"])
+    appkit.block_slider(c3, "Block size k (proposals)", "draft")
     c4.slider("Temperature", 0.05, 2.0, step=0.05, key=KEYS["temperature"],
               disabled=S[KEYS["verifier"]] == "greedy", help="Greedy verification decodes at temperature 0.")
     c5.number_input("Random seed", 0, 2**31 - 1, step=1, key=KEYS["seed"])

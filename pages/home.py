@@ -71,7 +71,7 @@ def open_on():
 found = open_on() if m else None
 if found:
     c2.selectbox("Drafter", list(m.drafter_models), key="keep_home_drafter", format_func=appkit.drafter_label)
-    appkit.block_slider(c3, "Proposals per round (k)", 8, "keep_home_k")
+    appkit.block_slider(c3, "Proposals per round (k)", "home")
 else:
     with c2:
         appkit.loading_note("the drafters appear when they are ready, and a race started now waits for them.")

@@ -58,10 +58,10 @@ st.markdown(f"**Block-size conventions** ({CHECKS}): DFlash counts the anchor in
 if not blocks:
     st.info("This model set has no block drafter, so this section cannot run here.")
 elif not live:
-    appkit.run_row("inside", PRESETS, blocks, "Block drafter", "Proposals k", 8)
+    appkit.run_row("inside", PRESETS, blocks, "Block drafter", "Proposals k")
     st.caption(LATER)
 else:
-    k = appkit.run_row("inside", PRESETS, blocks, "Block drafter", "Proposals k", 8)
+    k = appkit.run_row("inside", PRESETS, blocks, "Block drafter", "Proposals k")
     view = appkit.remember("inside_view", (m.name, str(m.device), S["keep_inside_prompt"], S["keep_inside_drafter"], k),
                            lambda: inside.drafter_view(m, S["keep_inside_prompt"], S["keep_inside_drafter"], k))
     layers = ", ".join(str(i) for i in view["target_layers"])

@@ -37,7 +37,7 @@ c1, c2 = st.columns(2)
 appkit.default("keep_budget_R", 4)
 appkit.default("keep_budget_k", 4)
 R = c1.slider("live requests", 1, len(PRESETS), key="keep_budget_R")
-k = c2.slider("proposals per draft (k)", 1, 6, key="keep_budget_k")
+k = appkit.block_slider(c2, "proposals per draft (k)", "budget")
 revealed = appkit.predict("budget", "as more requests share the target, does each request get more of its draft "
                           "verified, or less?", ["more", "less", "the same"])
 

@@ -64,14 +64,14 @@ def from_params(params: dict, drafters: list[str], base: LessonSettings = Lesson
 
     >>> s, errors = from_params({"k": "99", "verifier": "sampling"}, ["ar", "lookup"])
     >>> s.k, s.verifier, errors
-    (4, 'sampling', ['block size k must be between 1 and 16, got 99'])
+    (4, 'sampling', ['block size k must be between 1 and 12, got 99'])
     """
     values, errors = {}, []
     checks = {
         "prompt": lambda v: _prompt(v, limits.max_prompt_chars),
         "drafter": lambda v: _choice(v, drafters, "drafter"),
         "verifier": lambda v: _choice(v, VERIFIERS, "verifier"),
-        "k": lambda v: _number(v, int, 1, limits.max_block_size, "block size k"),
+        "k": lambda v: _number(v, int, 1, min(DRAFT_K.hi, limits.max_block_size), "block size k"),
         "temperature": lambda v: _number(v, float, 0.05, 2.0, "temperature"),
         "seed": lambda v: _number(v, int, 0, 2**31 - 1, "seed"),
         "max_new": lambda v: _number(v, int, 1, limits.max_new_tokens, "max new tokens"),
@@ -173,12 +173,14 @@ def read_link(params: dict, fields: dict, choices: dict) -> tuple[dict, list[str
 
 TEXT = Field(str, hi=2000)            # a typed prompt; the host's limit is checked when it runs
 PRESET = Field(str, options=tuple(PRESETS))
+DRAFT_K = Field(int, 1, 12)   # lesson 1's k: its slider and its link (`from_params`)
 DRAFTER = Field(str, among="drafters")
 LABEL = Field(str, hi=200)
 SEED = Field(int, 0, 10**6)
 # Each page's linked settings: its widget keys are keep_<page>_<name> (lesson 1 links the settings
 # of its running generation, its round and its phase itself: see `from_params` and `read_cursor`).
-# The bounds are the widgets' own (tests/app/test_app_links.py checks them against the pages).
+# The bounds are the widgets' own: a page's k slider reads its bound here (`most_k`), and
+# tests/app/test_app_links.py checks the other widgets against them.
 LINKED = {
     "home": {"prompt": TEXT, "drafter": DRAFTER, "k": Field(int, 1, 8)},
     "sampling": {"source": LABEL, "prompt": PRESET, "drafter": DRAFTER, "temp": Field(float, 0.1, 2.0), "other": Field(bool),
@@ -196,6 +198,15 @@ LINKED = {
            "topk": Field(int, 0, 50)},
     "glossary": {},
 }
+
+
+def most_k(page: str) -> int:
+    """The largest block size k a page's slider offers and its link accepts (before the host's limit).
+
+    >>> most_k("dloop"), most_k("draft")
+    (8, 12)
+    """
+    return int((DRAFT_K if page == "draft" else LINKED[page]["k"]).hi)
 
 
 def read_cursor(params: dict, most_rounds: int) -> tuple[Cursor | None, list[str]]:

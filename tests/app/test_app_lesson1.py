@@ -158,7 +158,7 @@ def test_a_link_restores_prompt_and_settings():
 def test_a_bad_link_value_gives_a_message_not_a_traceback():
     at = lesson(k="99", temperature="warm")
     warnings = " ".join(w.value for w in at.warning)
-    assert "block size k must be between 1 and 16, got 99" in warnings
+    assert "block size k must be between 1 and 12, got 99" in warnings
     assert "temperature must be a number" in warnings
     assert at.slider(key="keep_draft_k").value == 4
 

@@ -1,5 +1,6 @@
 """Lesson settings from a shared link: valid values restore, bad ones fall back with a message."""
-from specviz.hosting.app_state import LessonSettings, from_params, to_params
+from specviz.hosting.app_state import LessonSettings, from_params, most_k, to_params
+from specviz.hosting.config import Limits
 from specviz.lessons.cursor import Cursor
 
 DRAFTERS = ["ar", "lookup"]
@@ -15,7 +16,7 @@ def test_a_link_round_trips_the_settings():
 def test_out_of_range_values_fall_back_with_a_readable_message():
     s, errors = from_params({"k": "99", "temperature": "hot", "drafter": "oracle", "prompt": "  "}, DRAFTERS)
     assert (s.k, s.temperature, s.drafter, s.prompt) == (4, 1.0, "ar", LessonSettings().prompt)
-    assert "block size k must be between 1 and 16, got 99" in errors
+    assert "block size k must be between 1 and 12, got 99" in errors
     assert "temperature must be a number, got 'hot'" in errors
     assert any("drafter must be one of ar, lookup" in e for e in errors)
     assert any("prompt must be" in e for e in errors)
@@ -39,3 +40,15 @@ def test_the_cursor_reveals_each_round_in_three_phases():
         seen.append((c.shown, c.phase))
     assert seen == [(1, "draft"), (1, "verify"), (1, "commit"), (2, "draft"), (2, "verify"), (2, "commit")]
     assert Cursor(1, "draft").back() == Cursor(0, "commit") and Cursor().back() == Cursor()
+
+
+def test_a_link_accepts_k_exactly_as_far_as_each_pages_slider_goes():
+    """One bound per page (app_state.most_k), read by the slider and by the link. Planted bug it catches:
+    lesson 1's slider stopping at 12 while its link took 16, so a shared link with k = 14 opened on 12."""
+    assert from_params({"k": "12"}, DRAFTERS)[0].k == 12
+    s, errors = from_params({"k": "14"}, DRAFTERS)
+    assert s.k == LessonSettings().k and errors == ["block size k must be between 1 and 12, got 14"]
+    assert from_params({"k": "12"}, DRAFTERS, limits=Limits(max_block_size=8))[1] == [
+        "block size k must be between 1 and 8, got 12"]            # a host's lower limit still wins
+    assert {page: most_k(page) for page in ("draft", "home", "budget", "dloop", "cost", "inside")} == {
+        "draft": 12, "home": 8, "budget": 6, "dloop": 8, "cost": 12, "inside": 8}
