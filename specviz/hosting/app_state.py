@@ -60,7 +60,8 @@ def _prompt(raw: str, most: int) -> str:
 def from_params(params: dict, drafters: list[str], base: LessonSettings = LessonSettings(),
                 limits: Limits = Limits()) -> tuple[LessonSettings, list[str]]:
     """Settings from query parameters; unknown or bad values fall back, with one message each.
-    The host's limits bound the prompt length, k and the number of new tokens.
+    The host's limits bound the prompt length, k and the number of new tokens; k also stops where
+    lesson 1's slider does (DRAFT_K).
 
     >>> s, errors = from_params({"k": "99", "verifier": "sampling"}, ["ar", "lookup"])
     >>> s.k, s.verifier, errors
