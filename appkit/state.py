@@ -38,6 +38,24 @@ def key(page: str, name: str) -> str:
     return f"{KEEP}{page}_{name}"
 
 
+class keys:
+    """A page's kept session keys by name, so a page writes no key by hand: `keys(page).name` is
+    `key(page, name)`, and `keys(page)[name]` the same for a name held in a variable.
+
+    >>> K = keys("dloop")
+    >>> K.k, K["sweep"]
+    ('keep_dloop_k', 'keep_dloop_sweep')
+    """
+
+    def __init__(self, page: str):
+        self.page = page
+
+    def __getattr__(self, name: str) -> str:
+        return key(self.page, name)
+
+    __getitem__ = __getattr__
+
+
 def default(name: str, value):
     """Give a widget key its first value (so widgets never also need value=)."""
     if name not in st.session_state:

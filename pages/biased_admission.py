@@ -7,6 +7,7 @@ from specviz.viz import admission as figs
 from specviz.viz.charts import num
 
 S = st.session_state
+K = appkit.keys("admission")   # this page's session keys
 A = admission.APPENDIX_A          # the source's numbers: p, q and 0.85
 W = admission.WORKED_EXAMPLE      # this app's worked example: a₁, SPS, c₂
 
@@ -47,10 +48,10 @@ st.markdown("The target wants **A** with probability p(A); the drafter proposes 
             "An admitted token is verified with the exact speculative-sampling rule; if nothing is admitted, "
             "the target draws afresh. The sliders start at the source's p(A) = 0.7 and q(A) = 0.5.")
 c1, c2 = st.columns(2)
-appkit.default("keep_admission_p", A["p"][0])
-appkit.default("keep_admission_q", A["q"][0])
-pa = c1.slider("target p(A)", 0.0, 1.0, step=0.05, key="keep_admission_p")
-qa = c2.slider("drafter q(A)", 0.05, 1.0, step=0.05, key="keep_admission_q")
+appkit.default(K.p, A["p"][0])
+appkit.default(K.q, A["q"][0])
+pa = c1.slider("target p(A)", 0.0, 1.0, step=0.05, key=K.p)
+qa = c2.slider("drafter q(A)", 0.05, 1.0, step=0.05, key=K.q)
 p, q = (pa, round(1 - pa, 10)), (qa, round(1 - qa, 10))
 revealed = appkit.predict("admission", "the retrospective search admits x₁ only when it is A (its continuation looks "
                           "confident). How often will the first output token be A?",

@@ -11,6 +11,7 @@ from specviz.lessons import cost, pricing
 from specviz.viz import costs as figs, regimes as regime_figs
 
 S = st.session_state
+K = appkit.keys("cost")   # this page's session keys
 WIDTHS = [1, 2, 3, 4, 6, 8, 12, 16]
 REPEATS = 5          # runs per side of the live measurement
 
@@ -33,12 +34,12 @@ revealed = appkit.predict("cost", f"plain decoding costs {EXAMPLE.baseline_ms:g}
 if revealed:   # the one-token answer first: the calculator below starts at several tokens, where speculation wins
     st.markdown(cost.one_token_answer(EXAMPLE))
 c1, c2, c3 = st.columns(3)
-appkit.default("keep_cost_base", EXAMPLE.baseline_ms)
-appkit.default("keep_cost_round", EXAMPLE.round_ms)
-appkit.default("keep_cost_tokens", EXAMPLE.tokens)
-base = c1.number_input("plain decoding, ms per token", 0.1, 1000.0, step=0.5, key="keep_cost_base")
-rnd = c2.number_input("one speculative round, ms", 0.1, 5000.0, step=0.5, key="keep_cost_round")
-tok = c3.number_input("tokens the round commits", 1, 64, step=1, key="keep_cost_tokens")
+appkit.default(K.base, EXAMPLE.baseline_ms)
+appkit.default(K.round, EXAMPLE.round_ms)
+appkit.default(K.tokens, EXAMPLE.tokens)
+base = c1.number_input("plain decoding, ms per token", 0.1, 1000.0, step=0.5, key=K.base)
+rnd = c2.number_input("one speculative round, ms", 0.1, 5000.0, step=0.5, key=K.round)
+tok = c3.number_input("tokens the round commits", 1, 64, step=1, key=K.tokens)
 calc = cost.Calculator(base, rnd, tok)
 if revealed:   # the calculator's verdict and its break-even
     m1, m2, m3 = st.columns(3)
@@ -55,11 +56,11 @@ appkit.run_row("cost", PRESETS, list(m.drafter_models), "Drafter", "k (proposals
 
 
 def run_measurement():
-    settings = Settings.greedy(S["keep_cost_drafter"], appkit.new_tokens(32), block_size=S["keep_cost_k"])
+    settings = Settings.greedy(S[K.drafter], appkit.new_tokens(32), block_size=S[K.k])
     bar = st.progress(0.0, "Measuring plain and speculative decoding…")
     with appkit.engine():
-        S["measurement"] = {"prompt": S["keep_cost_prompt"], "settings": settings,
-                            **cost.measure(m, S["keep_cost_prompt"], settings, REPEATS,
+        S["measurement"] = {"prompt": S[K.prompt], "settings": settings,
+                            **cost.measure(m, S[K.prompt], settings, REPEATS,
                                            progress=lambda done, total, side: bar.progress(
                                                done / total, f"Run {done + 1} of {total}: {side} decoding…"))}
     bar.empty()
@@ -170,7 +171,7 @@ st.markdown(f"What else moves the break-even point ({appkit.CHECKS_AHEAD}): when
 
 
 def run_widths():
-    ids, _ = encode_prompt(m, S["keep_cost_prompt"], Settings(max_new_tokens=1))
+    ids, _ = encode_prompt(m, S[K.prompt], Settings(max_new_tokens=1))
     with st.spinner(f"Timing the target at {len(WIDTHS)} widths, 6 calls each…"), appkit.engine():
         S["cost_widths"] = cost.verification_cost_by_width(m, WIDTHS, ids)
 
@@ -186,7 +187,7 @@ if "cost_widths" in S:
                                              res["settings"].block_size + 1))
 
 with st.expander("About the code: how this app multiplies a few rows fast on this CPU"):
-    layouts = cpu_linear.report(m.target, rows=(1, S["keep_cost_k"] + 1))
+    layouts = cpu_linear.report(m.target, rows=(1, S[K.k] + 1))
     if layouts:
         st.markdown(
             "Each layer of the model multiplies the rows it is given (one per token) by a matrix of weights W. "
@@ -198,7 +199,7 @@ with st.expander("About the code: how this app multiplies a few rows fast on thi
             "app times all four for every shape when the models load, and each layer uses the fastest for the rows "
             "it is given, the plain step as much as the check (the code: `specviz/generator/cpu_linear.py`). "
             f"This is {appkit.CHECKS_AHEAD}'s “kernel shapes … can move the break-even point”, measured on this "
-            f"machine for the target's layers, at 1 row and at k + 1 = {S['keep_cost_k'] + 1}:")
+            f"machine for the target's layers, at 1 row and at k + 1 = {S[K.k] + 1}:")
         st.table(layouts, hide_index=True)
         st.markdown(cost.layout_gap(layouts))
     else:

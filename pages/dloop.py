@@ -12,6 +12,7 @@ from specviz.lessons import pricing, sweep
 from specviz.viz import stages, tokens
 
 S = st.session_state
+K = appkit.keys("dloop")   # this page's session keys
 THRESHOLDS = [-2.0, -4.0, -6.0, -8.0, -10.0, -12.0, -16.0]   # sums over k tokens of a small drafter run low
 REPEATS = 3                    # counted runs per setting: enough to see the spread, short enough for a class
 
@@ -26,10 +27,10 @@ appkit.header(
 
 st.subheader("S·k + 1 against S(k + 1)")
 c1, c2 = st.columns(2)
-appkit.default("keep_dloop_S", 3)
+appkit.default(K.S, 3)
 # where a second stage adds tokens with the shipped drafters (sweep.OPENING, measured there)
-appkit.default("keep_dloop_k", sweep.OPENING["k"])
-S_ = c1.slider("stages S", 1, 6, key="keep_dloop_S")
+appkit.default(K.k, sweep.OPENING["k"])
+S_ = c1.slider("stages S", 1, 6, key=K.S)
 k = appkit.block_slider(c2, "proposals per stage k", "dloop")
 b = sweep.bonus_bound(S_, k)
 m1, m2, m3 = st.columns(3)
@@ -52,21 +53,21 @@ if not loops:
 
 st.subheader("One round, stage by stage")
 c1, c2 = st.columns(2)   # halves: the drafters' labels are long, and a projector's 1024 pixels cut a narrow box
-appkit.default("keep_dloop_prompt", sweep.OPENING["prompt"])
-appkit.default("keep_dloop_g", sweep.OPENING["g"])
-appkit.default("keep_dloop_drafter", loops[0])
-c1.selectbox("Prompt", PRESETS, key="keep_dloop_prompt", format_func=appkit.prompt_label)
-c2.selectbox("Drafter", loops, key="keep_dloop_drafter", format_func=appkit.drafter_label)
-st.slider("threshold g", -20.0, 0.0, step=0.5, key="keep_dloop_g")
+appkit.default(K.prompt, sweep.OPENING["prompt"])
+appkit.default(K.g, sweep.OPENING["g"])
+appkit.default(K.drafter, loops[0])
+c1.selectbox("Prompt", PRESETS, key=K.prompt, format_func=appkit.prompt_label)
+c2.selectbox("Drafter", loops, key=K.drafter, format_func=appkit.drafter_label)
+st.slider("threshold g", -20.0, 0.0, step=0.5, key=K.g)
 revealed = appkit.predict("dloop", "with a lower (more permissive) g, will a round draft more stages or fewer?",
                           ["more", "fewer", "the same"])
 
 
 def one_round():
-    settings = Settings.greedy(S["keep_dloop_drafter"], appkit.new_tokens(64), block_size=S["keep_dloop_k"],
-                               loop_threshold=S["keep_dloop_g"], max_stages=S["keep_dloop_S"])
+    settings = Settings.greedy(S[K.drafter], appkit.new_tokens(64), block_size=S[K.k],
+                               loop_threshold=S[K.g], max_stages=S[K.S])
     with appkit.engine():
-        g = Generation(m, S["keep_dloop_prompt"], settings)
+        g = Generation(m, S[K.prompt], settings)
         S["dloop_round"] = g.step()
 
 
@@ -80,8 +81,8 @@ if "dloop_round" in S:
     st.markdown(tokens.summary(r) + ".")
 
 st.subheader("A live sweep of g, with and without loop-aware training")
-appkit.default("keep_dloop_sweep", sweep.OPENING["sweep"])
-chosen = st.multiselect("thresholds", THRESHOLDS, key="keep_dloop_sweep")
+appkit.default(K.sweep, sweep.OPENING["sweep"])
+chosen = st.multiselect("thresholds", THRESHOLDS, key=K.sweep)
 st.caption("Plain decoding, each drafter with one stage a round, and each drafter at every chosen g, for the prompt, "
            f"k and S above: {REPEATS} runs each after an uncounted warm-up, alternated so that a busy moment of a "
            "shared machine falls on all of them.")
@@ -90,13 +91,13 @@ st.caption("Plain decoding, each drafter with one stage a round, and each drafte
 def run_sweep(bar):
     start = time.perf_counter()
     with appkit.engine():
-        res = sweep.threshold_sweep(m, S["keep_dloop_prompt"], loops, sorted(chosen), k=S["keep_dloop_k"],
-                                    max_stages=S["keep_dloop_S"], max_new_tokens=appkit.new_tokens(32), repeats=REPEATS,
+        res = sweep.threshold_sweep(m, S[K.prompt], loops, sorted(chosen), k=S[K.k],
+                                    max_stages=S[K.S], max_new_tokens=appkit.new_tokens(32), repeats=REPEATS,
                                     progress=lambda done, total, name: bar.progress(
                                         done / total, f"Run {done + 1} of {total}: {name}…"),
                                     label=appkit.drafter_label)
     bar.empty()
-    S["dloop_sweep"] = {**res, "prompt": S["keep_dloop_prompt"], "k": S["keep_dloop_k"], "S": S["keep_dloop_S"],
+    S["dloop_sweep"] = {**res, "prompt": S[K.prompt], "k": S[K.k], "S": S[K.S],
                      "seconds": time.perf_counter() - start}
 
 
@@ -168,7 +169,7 @@ res = S.get("dloop_sweep") if revealed else None
 if res is None or not {"dloop", "dloop-plain"} <= set(res["one_stage"]):
     here.info("Run the sweep above with both DLoop drafters to measure the same three rows on this machine.")
 else:
-    g = min(sorted({r["threshold"] for r in res["rows"]}), key=lambda t: abs(t - S["keep_dloop_g"]))  # nearest the g above
+    g = min(sorted({r["threshold"] for r in res["rows"]}), key=lambda t: abs(t - S[K.g]))  # nearest the g above
     here.table(pd.DataFrame(stages.paper_rows(res, g)))
     here.markdown(sweep.training_note(res, g))
     here.caption("“No loop” is the drafter without loop-aware training run one stage a round (DSpark's drafter). "

@@ -17,7 +17,8 @@ from specviz.lessons.stepping import Stepper
 from specviz.viz import cache, export, histories, stages, tokens
 
 S = st.session_state
-KEYS = {f: f"keep_draft_{f}" for f in ("prompt", "drafter", "verifier", "k", "temperature", "seed", "max_new")}
+K = appkit.keys("draft")   # this page's session keys
+KEYS = {f: K[f] for f in ("prompt", "drafter", "verifier", "k", "temperature", "seed", "max_new")}
 TICK_S = 0.7
 
 appkit.header(

@@ -12,6 +12,8 @@ from specviz.lessons import readable
 from specviz.lessons.presets import PRESETS
 from specviz.viz.race import lane_html
 
+K = appkit.keys("home")   # this page's session keys
+
 
 def race():
     """specviz.lessons.race, imported where first used: it brings the engine and transformers' model
@@ -47,12 +49,12 @@ WHY_SAME = ("With greedy decoding the target's decisions stay identical, and wit
 answer = st.empty()
 if revealed:
     answer.markdown(f"**Answer: the same.** {WHY_SAME} Start the race to see it on this machine.")
-appkit.default("keep_home_prompt", PRESETS[0])
+appkit.default(K.prompt, PRESETS[0])
 c1, c2, c3 = st.columns([2, 2, 1])
-c1.text_input("Prompt", key="keep_home_prompt")
+c1.text_input("Prompt", key=K.prompt)
 m = appkit.models(wait=False)   # the page draws while the models load; only the race waits for them
 if "home_fastest_pending" in st.session_state:   # a measurement asked for the setting it found (see below)
-    st.session_state["keep_home_drafter"], st.session_state["keep_home_k"] = st.session_state.pop("home_fastest_pending")
+    st.session_state[K.drafter], st.session_state[K.k] = st.session_state.pop("home_fastest_pending")
 
 
 opening.start()   # once per server: which setting wins here, measured in the background once the models load
@@ -63,14 +65,14 @@ def open_on():
     its own; None while it runs."""
     found = opening.opening()
     if found:
-        appkit.default("keep_home_drafter", found[1][0])
-        appkit.default("keep_home_k", found[1][1])
+        appkit.default(K.drafter, found[1][0])
+        appkit.default(K.k, found[1][1])
     return found
 
 
 found = open_on() if m else None
 if found:
-    c2.selectbox("Drafter", list(m.drafter_models), key="keep_home_drafter", format_func=appkit.drafter_label)
+    c2.selectbox("Drafter", list(m.drafter_models), key=K.drafter, format_func=appkit.drafter_label)
     appkit.block_slider(c3, "Proposals per round (k)", "home")
 else:
     with c2:
@@ -102,12 +104,12 @@ def run_race(lanes, bar):
     then replay the median race in slow motion."""
     models = appkit.require_models()
     open_on()   # a race pressed while they loaded opens where the page does
-    settings = Settings.greedy(st.session_state["keep_home_drafter"], appkit.new_tokens(40),
-                               block_size=st.session_state["keep_home_k"])
-    appkit.check(st.session_state["keep_home_prompt"], settings)
+    settings = Settings.greedy(st.session_state[K.drafter], appkit.new_tokens(40),
+                               block_size=st.session_state[K.k])
+    appkit.check(st.session_state[K.prompt], settings)
     with appkit.engine():
         threads = fit_threads(models)     # the cores free now decide how many threads the race uses
-        res = race().run(models, st.session_state["keep_home_prompt"], settings, RACES,
+        res = race().run(models, st.session_state[K.prompt], settings, RACES,
                        progress=lambda done, total: bar.progress(done / total, f"Race {done} of {total} run…"))
     bar.empty()
     runners = res["races"][res["median"]]
@@ -118,7 +120,7 @@ def run_race(lanes, bar):
         lanes[i].html(lane_html(r.name, r.texts[:n], ms, n == len(r.texts), plain=i == 0))
     return {"lanes": [(r.name, r.texts, r.ms_per_token, r.elapsed_ms) for r in runners],
             "speedup": res["speedup"], "verdict": race().verdict(*runners), "threads": threads,
-            "prompt": st.session_state["keep_home_prompt"]}
+            "prompt": st.session_state[K.prompt]}
 
 
 failed = m is None and loading().done   # the load failed: the sidebar says why
@@ -143,7 +145,7 @@ fastest = st.session_state.get("home_fastest")
 if fastest and revealed:   # which setting wins is part of the answer
     fastest_line.markdown(race().fastest_caption(fastest, appkit.drafter_label))
 elif found and "home_race" not in st.session_state and (
-        st.session_state["keep_home_drafter"], st.session_state["keep_home_k"]) == found[1]:   # where it opens, and why
+        st.session_state[K.drafter], st.session_state[K.k]) == found[1]:   # where it opens, and why
     fastest_line.markdown(race().opening_sentence(found[0], found[1], appkit.drafter_label))
 result = st.session_state.get("home_race")
 if result and revealed:

@@ -14,6 +14,7 @@ from specviz.viz.charts import num
 from specviz.viz.stages import stage_rows
 
 S = st.session_state
+K = appkit.keys("inside")   # this page's session keys
 CHECKS = "*How speculative decoding checks ahead*"
 HEAD = {i: title for i, (title, _) in enumerate(inside.SECTIONS, 1)}
 
@@ -62,8 +63,8 @@ elif not live:
     st.caption(LATER)
 else:
     k = appkit.run_row("inside", PRESETS, blocks, "Block drafter", "Proposals k")
-    view = appkit.remember("inside_view", (m.name, str(m.device), S["keep_inside_prompt"], S["keep_inside_drafter"], k),
-                           lambda: inside.drafter_view(m, S["keep_inside_prompt"], S["keep_inside_drafter"], k))
+    view = appkit.remember("inside_view", (m.name, str(m.device), S[K.prompt], S[K.drafter], k),
+                           lambda: inside.drafter_view(m, S[K.prompt], S[K.drafter], k))
     layers = ", ".join(str(i) for i in view["target_layers"])
     st.markdown(
         f"**Live, on the embedded models:** the drafter reads the outputs of target layers **{layers}** (counting "
@@ -108,11 +109,11 @@ elif revealed and not live:
     st.caption(LATER)
 elif revealed:   # the distances are the answer
     c1, c2 = st.columns(2)
-    appkit.default("keep_inside_temp", 0.6)
-    appkit.default("keep_inside_topk", 10)
-    temp = c1.slider("Temperature", 0.1, 2.0, step=0.1, key="keep_inside_temp")
-    top_k = c2.slider("Top-k (0 = off)", 0, 50, key="keep_inside_topk")
-    prompt = S.get("keep_inside_prompt", PRESETS[0])
+    appkit.default(K.temp, 0.6)
+    appkit.default(K.topk, 10)
+    temp = c1.slider("Temperature", 0.1, 2.0, step=0.1, key=K.temp)
+    top_k = c2.slider("Top-k (0 = off)", 0, 50, key=K.topk)
+    prompt = S.get(K.prompt, PRESETS[0])
     wq = appkit.remember("inside_wrong_q", (m.name, str(m.device), prompt, temp, top_k),
                          lambda: inside.wrong_q(m, prompt, SamplingSettings(temperature=temp, top_k=top_k)))
     names = {"true": "true q (Markov head, after temperature and top-k)",
@@ -205,7 +206,7 @@ if blocks and not live:
     st.caption(LATER)
 elif blocks:
     with appkit.engine():
-        trace = generate(m, S.get("keep_inside_prompt", PRESETS[0]), Settings.greedy(blocks[0], appkit.new_tokens(24),
+        trace = generate(m, S.get(K.prompt, PRESETS[0]), Settings.greedy(blocks[0], appkit.new_tokens(24),
                                                                                  block_size=4))
     t = inside.trace_timing(trace)
     c = st.columns(4)
@@ -231,7 +232,7 @@ st.markdown(f"{CHECKS}, on DLoop: **loop-aware training** unrolls extra drafting
 if "dloop" in m.drafter_models and not live:
     st.caption(LATER)
 elif "dloop" in m.drafter_models:
-    prompt = S.get("keep_inside_prompt", PRESETS[0])
+    prompt = S.get(K.prompt, PRESETS[0])
     loop = appkit.remember("inside_dloop", (m.name, str(m.device), prompt), lambda: inside.dloop_round(m, prompt))
     st.table(pd.DataFrame(stage_rows(loop)), hide_index=True)   # token text shown as itself
     st.caption(f"This app's live round: the loop-aware drafter, k = 3, up to S = {loop['max_stages']} stages, threshold g = "

@@ -8,6 +8,7 @@ from specviz.lessons.presets import PRESETS
 from specviz.lessons import checklist, cost, workloads
 
 S = st.session_state
+COST = appkit.keys("cost")   # lesson 7's settings: this page measures what lesson 7 was set to
 
 appkit.header(
     __file__,
@@ -22,9 +23,9 @@ m = appkit.require_models()
 
 
 def run_measurement():
-    drafter = S.get(appkit.key("cost", "drafter"), list(m.drafter_models)[0])
-    settings = Settings.greedy(drafter, appkit.new_tokens(32), block_size=S.get(appkit.key("cost", "k"), 4))
-    prompt = S.get(appkit.key("cost", "prompt"), PRESETS[0])
+    drafter = S.get(COST.drafter, list(m.drafter_models)[0])
+    settings = Settings.greedy(drafter, appkit.new_tokens(32), block_size=S.get(COST.k, 4))
+    prompt = S.get(COST.prompt, PRESETS[0])
     with st.spinner("Measuring plain and speculative decoding…"), appkit.engine():
         S["measurement"] = {"prompt": prompt, "settings": settings, **cost.measure(m, prompt, settings)}
 

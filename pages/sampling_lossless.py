@@ -11,6 +11,7 @@ from specviz.viz import distributions as figs
 from specviz.viz.charts import num
 
 S = st.session_state
+K = appkit.keys("sampling")   # this page's session keys
 SOURCES = ["the real models, after this prompt", "the article's 0.4 / 0.2 example", "typed by hand"]
 SEED_EXAMPLE = {"labels": ["the token", "another", "a third"], "p": [0.2, 0.5, 0.3], "q": [0.4, 0.3, 0.3]}
 
@@ -25,30 +26,30 @@ appkit.header(
 
 m = appkit.require_models()
 drafters = list(m.drafter_models)
-appkit.default("keep_sampling_source", SOURCES[0])
-appkit.default("keep_sampling_prompt", PRESETS[0])
-appkit.default("keep_sampling_drafter", drafters[0])
-appkit.default("keep_sampling_temp", coupling.READABLE.temperature)
-source = st.radio("Distributions from", SOURCES, horizontal=True, key="keep_sampling_source")
+appkit.default(K.source, SOURCES[0])
+appkit.default(K.prompt, PRESETS[0])
+appkit.default(K.drafter, drafters[0])
+appkit.default(K.temp, coupling.READABLE.temperature)
+source = st.radio("Distributions from", SOURCES, horizontal=True, key=K.source)
 if source == SOURCES[0]:
     c1, c2, c3 = st.columns([2, 2, 1])
-    c1.selectbox("Prompt", PRESETS, key="keep_sampling_prompt", format_func=appkit.prompt_label)
-    c2.selectbox("Drafter", drafters, key="keep_sampling_drafter", format_func=appkit.drafter_label)
-    c3.slider("Temperature", 0.1, 2.0, step=0.1, key="keep_sampling_temp",
+    c1.selectbox("Prompt", PRESETS, key=K.prompt, format_func=appkit.prompt_label)
+    c2.selectbox("Drafter", drafters, key=K.drafter, format_func=appkit.drafter_label)
+    c3.slider("Temperature", 0.1, 2.0, step=0.1, key=K.temp,
               help=f"Both models sample from their {coupling.READABLE.top_k} likeliest tokens (top-k), so that "
                    "sampled text reads as words; the rule holds for any such cut-off applied to both.")
-    appkit.default("keep_sampling_other", False)
-    lump = st.toggle("Show the rest of the vocabulary as one “(other)” bar", key="keep_sampling_other")
+    appkit.default(K.other, False)
+    lump = st.toggle("Show the rest of the vocabulary as one “(other)” bar", key=K.other)
 
     def distributions() -> dict:
         """p and q after the prompt, coarsened; {} when the drafter proposes nothing there."""
         with appkit.engine():
             p_full, q_full = coupling.next_token_distributions(
-                m, S["keep_sampling_prompt"], S["keep_sampling_drafter"], coupling.readable(S["keep_sampling_temp"]))
+                m, S[K.prompt], S[K.drafter], coupling.readable(S[K.temp]))
         return {} if q_full is None else coupling.coarse(p_full, q_full, m.token_text, n=5, other=lump)
 
-    dist = appkit.shared("sampling_dist", [m.name, str(m.device), S["keep_sampling_prompt"], S["keep_sampling_drafter"],
-                                     S["keep_sampling_temp"], lump], distributions, "the models on this prompt")
+    dist = appkit.shared("sampling_dist", [m.name, str(m.device), S[K.prompt], S[K.drafter],
+                                     S[K.temp], lump], distributions, "the models on this prompt")
     if dist == {}:
         st.warning("This drafter proposes nothing after this prompt (prompt lookup found no earlier match). "
                    "Pick another prompt or drafter.")
@@ -88,8 +89,8 @@ c1.plotly_chart(figs.pq_bars(labels, p, q), key="sampling_pq")
 
 
 def sample_sentences():
-    seed = S["keep_sampling_gen_seed"]
-    temp = coupling.readable(S["keep_sampling_temp"])
+    seed = S[K.gen_seed]
+    temp = coupling.readable(S[K.temp])
     plans = [("plain sampling", None, seed), ("speculative sampling", drafters[0], seed),
              ("speculative sampling", drafters[0], seed + 1)]
     out = []
@@ -97,10 +98,10 @@ def sample_sentences():
         for name, drafter, sd in plans:
             s = Settings(drafter=drafter, verifier="sampling", block_size=min(4, appkit.limits().max_block_size),
                          max_new_tokens=appkit.new_tokens(20), sampling=temp, seed=sd)
-            g = Generation(m, S["keep_sampling_prompt"], s)
+            g = Generation(m, S[K.prompt], s)
             g.run()
             out.append((f"{name}, random seed {sd}", g.text()))
-    S["sampling_sentences"] = (S["keep_sampling_prompt"], out)
+    S["sampling_sentences"] = (S[K.prompt], out)
 
 
 if revealed:   # everything below carries the answer
@@ -134,8 +135,8 @@ if revealed:   # everything below carries the answer
                 f"overstates the sampling case. {appkit.CHECKS_AHEAD} promises the target's distribution, and says "
                 "its guarantees “do not require two random runs to produce the same sentence, even with the same "
                 "nominal seed”.")
-    appkit.default("keep_sampling_gen_seed", 1)
-    st.number_input("random seed", 0, 10**6, step=1, key="keep_sampling_gen_seed")
+    appkit.default(K.gen_seed, 1)
+    st.number_input("random seed", 0, 10**6, step=1, key=K.gen_seed)
 
     st.button("Sample three continuations", on_click=sample_sentences, type="primary")
     if "sampling_sentences" in S:

@@ -13,6 +13,7 @@ from specviz.viz.admission import sps_figure, theta_steps
 from specviz.viz.charts import num
 
 S = st.session_state
+K = appkit.keys("budget")   # this page's session keys
 PROFILE_REPEATS = 5   # counted passes over the widths; each width keeps its fastest call
 
 appkit.header(
@@ -34,9 +35,9 @@ if not confident:
     st.info("This model set has no drafter with a confidence head (DSpark), so this lesson cannot run here.")
     appkit.stop()
 c1, c2 = st.columns(2)
-appkit.default("keep_budget_R", 4)
-appkit.default("keep_budget_k", 4)
-R = c1.slider("live requests", 1, len(PRESETS), key="keep_budget_R")
+appkit.default(K.R, 4)
+appkit.default(K.k, 4)
+R = c1.slider("live requests", 1, len(PRESETS), key=K.R)
 k = appkit.block_slider(c2, "proposals per draft (k)", "budget")
 revealed = appkit.predict("budget", "as more requests share the target, does each request get more of its draft "
                           "verified, or less?", ["more", "less", "the same"])

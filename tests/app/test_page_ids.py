@@ -11,8 +11,6 @@ from specviz.hosting.app_state import LINKED
 
 from tests.paths import ROOT
 APP = str(ROOT / "app.py")
-SHARED_KEYS = {"predict", "revealed", "class", "set", "device", "presenter",   # appkit's own keep_ keys
-               "gpu"}   # the large-target profile: edited in lesson 7, priced with in lesson 6
 
 
 def test_every_page_is_declared_once_with_a_unique_id_and_file():
@@ -22,14 +20,23 @@ def test_every_page_is_declared_once_with_a_unique_id_and_file():
     assert set(LINKED) | {"draft"} == set(ids)   # link settings by id (lesson 1 links its generation itself)
 
 
+# the keys a page reads of another page's: lesson 8 measures what lesson 7 was set to
+READS = {"speedup": {"cost"}}
+
+
 @pytest.mark.parametrize("page", course.COURSE, ids=lambda p: p.id)
-def test_a_page_keeps_its_settings_under_its_own_id(page):
-    """Every keep_<x>_ key a page names is its own (or appkit's): a key written with another page's id,
-    or with a number read off a title, would be shared or lost when the course changes."""
-    source = (ROOT / page.file).read_text()
-    names = {m.group(1) for m in re.finditer(r"keep_([a-z0-9]+)_", source)}
-    assert names <= {page.id} | SHARED_KEYS, names
-    assert not re.search(r"[\"']l[0-9]+[_\"']", source)   # the old title-digit prefixes (l1 … l9)
+def test_a_page_writes_no_session_key_by_hand_and_its_keys_are_its_own(page):
+    """A page's kept keys come from `appkit.keys(<its id>)`: no "keep_…" text in a page, and no page
+    takes another's keys except where READS says it reads them. Planted bugs it catches: a key typed
+    as "keep_dloop_k" (it drifts from the id when the course changes), or lesson 6's keys asked for on
+    lesson 7's page (the two pages would share one slider's value)."""
+    tree = ast.parse((ROOT / page.file).read_text())
+    typed = [n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str) and "keep_" in n.value]
+    assert typed == []
+    asked = {ast.literal_eval(n.args[0]) for n in ast.walk(tree)
+             if isinstance(n, ast.Call) and ast.unparse(n.func) == "appkit.keys"}
+    assert asked <= {page.id} | READS.get(page.id, set()), asked
+    assert not re.search(r"[\"']l[0-9]+[_\"']", ast.unparse(tree))   # the old title-digit prefixes (l1 … l9)
 
 
 def test_renumbering_and_renaming_the_lessons_keeps_every_key_and_shared_link(monkeypatch):
