@@ -3,7 +3,8 @@
 Session state that must survive a page switch uses keys starting with `keep_`: app.py
 re-assigns them on every run (`keep_session_state`), which stops Streamlit from dropping a
 widget's value when the page that owns it is not on screen. A page's own keys are
-`keep_<page id>_<name>` (`key`), with the page id from specviz.lessons.course, never from its title.
+`keep_<page id>_<name>` (`key`), with the page id from appkit.course, never from its title; a page
+takes them from `keys(<its id>)` and types none.
 
 What it leaves out: what the keys mean to a page (the pages), the class logic (appkit.classroom).
 """
