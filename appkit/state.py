@@ -52,6 +52,8 @@ class keys:
         self.page = page
 
     def __getattr__(self, name: str) -> str:
+        if name.startswith("_"):   # Python's own lookups (copy, pickle) are not key names
+            raise AttributeError(name)
         return key(self.page, name)
 
     __getitem__ = __getattr__

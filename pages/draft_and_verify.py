@@ -4,6 +4,8 @@ The engine runs each round whole and records it; this page reveals the recorded 
 phases (draft, verify, commit), so back and reset never call a model. A trace can be saved as
 JSON and loaded back to replay without any model.
 """
+from dataclasses import fields
+
 import streamlit as st
 
 import appkit
@@ -18,7 +20,7 @@ from specviz.viz import cache, export, histories, stages, tokens
 
 S = st.session_state
 K = appkit.keys("draft")   # this page's session keys
-KEYS = {f: K[f] for f in ("prompt", "drafter", "verifier", "k", "temperature", "seed", "max_new")}
+SETTINGS = {f.name: K[f.name] for f in fields(LessonSettings)}   # the generation's settings: field -> key
 TICK_S = 0.7
 
 appkit.header(
@@ -40,7 +42,7 @@ stepper: Stepper = state["stepper"]
 
 def start():
     """Prefill a fresh generation with the chosen settings (no round runs yet)."""
-    s = LessonSettings(**{f: S[k] for f, k in KEYS.items()})
+    s = LessonSettings(**{f: S[k] for f, k in SETTINGS.items()})
     try:
         appkit.check(s.prompt, s.engine_settings())
     except ValueError as e:
@@ -74,40 +76,40 @@ def move(action: str):
 
 def use_preset():
     if S.get("draft_preset"):
-        S[KEYS["prompt"]] = S["draft_preset"]
+        S[K.prompt] = S["draft_preset"]
 
 
 # --- settings: a shared link fills them in once; later edits stay in session state ---------------
 if not state["params_read"]:
     state["params_read"] = True
-    base = LessonSettings(**{f: S[k] for f, k in KEYS.items() if k in S})
+    base = LessonSettings(**{f: S[k] for f, k in SETTINGS.items() if k in S})
     linked, errors = from_params(dict(st.query_params), drafters, base, limits)
     state["link_cursor"], cursor_errors = read_cursor(dict(st.query_params), limits.max_new_tokens)
     state["param_errors"] = errors + cursor_errors
-    for f, key in KEYS.items():
+    for f, key in SETTINGS.items():
         S[key] = getattr(linked, f)
 for err in state.get("param_errors", []):
     st.warning(f"A setting in the link was ignored: {err}. The default is used instead.")
-for f, key in KEYS.items():
+for f, key in SETTINGS.items():
     appkit.default(key, getattr(LessonSettings(), f))
-appkit.at_most(KEYS["max_new"], limits.max_new_tokens)
-if S[KEYS["drafter"]] not in drafters:
-    S[KEYS["drafter"]] = drafters[0]
+appkit.at_most(K.max_new, limits.max_new_tokens)
+if S[K.drafter] not in drafters:
+    S[K.drafter] = drafters[0]
 
 with st.expander("Prompt and settings", expanded=m is None or bool(stepper.error)):
     c1, c2 = st.columns([3, 2])
     c1.selectbox("Preset prompts", PRESETS, index=None, placeholder="Pick a preset…", key="draft_preset",
                  format_func=appkit.prompt_label,
                  on_change=use_preset)
-    c1.text_area("Prompt (free text)", key=KEYS["prompt"], height=80)
-    c2.selectbox("Drafter", drafters, key=KEYS["drafter"], format_func=appkit.drafter_label)
-    c2.selectbox("Verifier", VERIFIERS, key=KEYS["verifier"], format_func=VERIFIER_LABELS.get)
+    c1.text_area("Prompt (free text)", key=K.prompt, height=80)
+    c2.selectbox("Drafter", drafters, key=K.drafter, format_func=appkit.drafter_label)
+    c2.selectbox("Verifier", VERIFIERS, key=K.verifier, format_func=VERIFIER_LABELS.get)
     c3, c4, c5, c6 = st.columns(4)
     appkit.block_slider(c3, "Block size k (proposals)", "draft")
-    c4.slider("Temperature", 0.05, 2.0, step=0.05, key=KEYS["temperature"],
-              disabled=S[KEYS["verifier"]] == "greedy", help="Greedy verification decodes at temperature 0.")
-    c5.number_input("Random seed", 0, 2**31 - 1, step=1, key=KEYS["seed"])
-    c6.number_input("Max new tokens", 1, limits.max_new_tokens, step=1, key=KEYS["max_new"])
+    c4.slider("Temperature", 0.05, 2.0, step=0.05, key=K.temperature,
+              disabled=S[K.verifier] == "greedy", help="Greedy verification decodes at temperature 0.")
+    c5.number_input("Random seed", 0, 2**31 - 1, step=1, key=K.seed)
+    c6.number_input("Max new tokens", 1, limits.max_new_tokens, step=1, key=K.max_new)
     st.button("Start with these settings", type="primary", on_click=start, disabled=m is None)
     st.caption("Starting puts the prompt and settings into this page's address: share the link to restore them.")
 
