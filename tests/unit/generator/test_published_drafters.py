@@ -114,7 +114,9 @@ def test_native_drafter_rounds_equal_transformers_own_dflash(published, folders,
         assert ids + first + [t for r in ours for t in r.emitted_ids] == out
         for r, (tokens, q) in zip(ours, drafts):   # a last round with one token left drafts nothing there
             assert r.proposed == tokens[:len(r.proposed)]
-            assert r.q == pytest.approx(q[torch.arange(len(r.proposed)), r.proposed].tolist(), abs=1e-5)
+            # float32 through other kernels and thread counts: 1.03e-5 apart was seen on a fresh clone; a wrong
+            # q (another temperature, another position's row) differs by far more than 1e-4
+            assert r.q == pytest.approx(q[torch.arange(len(r.proposed)), r.proposed].tolist(), abs=1e-4)
         accepted += sum(r.accepted for r in ours)
     assert accepted > 0 if name == "steered" else accepted == 0
 
