@@ -51,7 +51,7 @@ def measurement(set_name: str, device: str) -> Background:
         with engine():
             fit_threads(m)   # the cores free now, as a race fits them
         # the lock run by run: a student's click gets in between two runs rather than waiting for them all
-        best = race.fastest_setting(m, PRESETS[0], list(m.drafter_models), block_sizes=race.OPENING_BLOCK_SIZES,
+        best = race.fastest_setting(m, PRESETS[0], list(m.drafter_models), ks=race.OPENING_KS,
                                     progress=_stop_if_stopping, guard=engine)
         return best, race.opening_choice(best, m.block_drafters(markov=True))
     job = Background(measure, name=f"opening race of {set_name} on {device}", start=False)

@@ -28,7 +28,7 @@ def result_caption(name: str, text: str, where=st):
 def block_slider(where, label: str, page: str) -> int:
     """A page's slider for the block size k, kept under keep_<page>_k: it stops at the bound its link
     accepts (specviz.hosting.app_state.most_k) or the host's limit, whichever is lower."""
-    top, name = min(most_k(page), limits().max_block_size), key(page, "k")
+    top, name = min(most_k(page), limits().max_k), key(page, "k")
     at_most(name, top)
     return where.slider(label, 1, top, key=name)
 

@@ -56,7 +56,7 @@ appkit.run_row("cost", PRESETS, list(m.drafter_models), "Drafter", "k (proposals
 
 
 def run_measurement():
-    settings = Settings.greedy(S[K.drafter], appkit.new_tokens(32), block_size=S[K.k])
+    settings = Settings.greedy(S[K.drafter], appkit.new_tokens(32), k=S[K.k])
     bar = st.progress(0.0, "Measuring plain and speculative decoding…")
     with appkit.engine():
         S["measurement"] = {"prompt": S[K.prompt], "settings": settings,
@@ -71,7 +71,7 @@ def show_measurement(res: dict):
     p, s = res["plain"]["costs"], res["speculative"]["costs"]
     st.caption(f"Greedy, {res['settings'].max_new_tokens} new tokens, drafter "
                f"{appkit.drafter_label(res['settings'].drafter)}, "
-               f"k = {res['settings'].block_size}, prompt “{res['prompt']}”. Prefill is outside the timed boundary. "
+               f"k = {res['settings'].k}, prompt “{res['prompt']}”. Prefill is outside the timed boundary. "
                f"Each side ran {len(res['plain']['runs_ms'])} times after an uncounted warm-up, alternating, so a busy "
                f"moment of a shared machine falls on both; the run pair of median speedup is shown and taken apart below.")
     speed = res["speedup_spread"]
@@ -98,7 +98,7 @@ def show_measurement(res: dict):
     if revealed:   # the break-even line answers the worked example's question too
         st.markdown("A round must commit more tokens than **round time ÷ plain ms per token** to pay for itself. "
                     "The green dot is where this measurement landed.")
-        st.plotly_chart(figs.break_even(s["mean_round_ms"], p["ms_per_token"], res["settings"].block_size + 1,
+        st.plotly_chart(figs.break_even(s["mean_round_ms"], p["ms_per_token"], res["settings"].k + 1,
                                         s["acceptance_length"]), key="cost_break_even",
                         config=appkit.chart_config("lesson7-break-even"))
 
@@ -184,7 +184,7 @@ if "cost_widths" in S:
     if "measurement" in S:   # the same quantity in the rounds measured above, which the round table prices
         res = S["measurement"]
         st.markdown(cost.probe_versus_rounds(rows, cost.regimes(res, pricing.LARGE_GPU).here_median.steps("check_ms"),
-                                             res["settings"].block_size + 1))
+                                             res["settings"].k + 1))
 
 with st.expander("About the code: how this app multiplies a few rows fast on this CPU"):
     layouts = cpu_linear.report(m.target, rows=(1, S[K.k] + 1))

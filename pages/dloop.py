@@ -64,7 +64,7 @@ revealed = appkit.predict("dloop", "with a lower (more permissive) g, will a rou
 
 
 def one_round():
-    settings = Settings.greedy(S[K.drafter], appkit.new_tokens(64), block_size=S[K.k],
+    settings = Settings.greedy(S[K.drafter], appkit.new_tokens(64), k=S[K.k],
                                loop_threshold=S[K.g], max_stages=S[K.S])
     with appkit.engine():
         g = Generation(m, S[K.prompt], settings)

@@ -88,7 +88,7 @@ def find_fastest(bar):
     bar.empty()
     st.session_state["home_fastest"] = best
     st.session_state.pop("home_race", None)   # an older race beside a fresh measurement would read as one figure
-    st.session_state["home_fastest_pending"] = (best["drafter"], best["block_size"])
+    st.session_state["home_fastest_pending"] = (best["drafter"], best["k"])
     st.rerun()
 
 
@@ -105,7 +105,7 @@ def run_race(lanes, bar):
     models = appkit.require_models()
     open_on()   # a race pressed while they loaded opens where the page does
     settings = Settings.greedy(st.session_state[K.drafter], appkit.new_tokens(40),
-                               block_size=st.session_state[K.k])
+                               k=st.session_state[K.k])
     appkit.check(st.session_state[K.prompt], settings)
     with appkit.engine():
         threads = fit_threads(models)     # the cores free now decide how many threads the race uses

@@ -207,7 +207,7 @@ if blocks and not live:
 elif blocks:
     with appkit.engine():
         trace = generate(m, S.get(K.prompt, PRESETS[0]), Settings.greedy(blocks[0], appkit.new_tokens(24),
-                                                                                 block_size=4))
+                                                                                 k=4))
     t = inside.trace_timing(trace)
     c = st.columns(4)
     c[0].metric("ms per token, total ÷ total", f"{t['total_over_total']:.2f}")

@@ -24,7 +24,7 @@ m = appkit.require_models()
 
 def run_measurement():
     drafter = S.get(COST.drafter, list(m.drafter_models)[0])
-    settings = Settings.greedy(drafter, appkit.new_tokens(32), block_size=S.get(COST.k, 4))
+    settings = Settings.greedy(drafter, appkit.new_tokens(32), k=S.get(COST.k, 4))
     prompt = S.get(COST.prompt, PRESETS[0])
     with st.spinner("Measuring plain and speculative decoding…"), appkit.engine():
         S["measurement"] = {"prompt": prompt, "settings": settings, **cost.measure(m, prompt, settings)}
@@ -87,7 +87,7 @@ st.subheader("Same models, another workload")
 st.markdown("A speedup belongs to its workload too. The only benchmark the sources name is MATH-500 (DLoop's "
             f"Table A2), and {appkit.CHECKS_AHEAD} asks what “might transfer to another "
             "workload—and what must be measured again”. Here the same target and "
-            f"the same drafter, **{appkit.drafter_label(res['settings'].drafter)}** at k = {res['settings'].block_size}, "
+            f"the same drafter, **{appkit.drafter_label(res['settings'].drafter)}** at k = {res['settings'].k}, "
             "run on held-out prose and on held-out Python code, which no training stage read.")
 
 
@@ -111,7 +111,7 @@ if both:
                                                      for p in workloads.WORKLOADS[w][:workloads.LESSON_PROMPTS])}
                            for w in workloads.WORKLOADS}))
     st.markdown(workloads.explain(both))
-    st.caption(f"{appkit.drafter_label(shown.drafter)}, k = {shown.block_size}, greedy, {shown.max_new_tokens} new "
+    st.caption(f"{appkit.drafter_label(shown.drafter)}, k = {shown.k}, greedy, {shown.max_new_tokens} new "
                f"tokens; speedups are medians with their range over {both['code']['speedup']['runs']} paired runs "
                f"({workloads.LESSON_PROMPTS} prompts a workload, {both['code']['speedup']['runs'] // workloads.LESSON_PROMPTS} "
                "runs each). `python -m specviz bench` measures every drafter on every "

@@ -96,7 +96,7 @@ def sample_sentences():
     out = []
     with appkit.engine():
         for name, drafter, sd in plans:
-            s = Settings(drafter=drafter, verifier="sampling", block_size=min(4, appkit.limits().max_block_size),
+            s = Settings(drafter=drafter, verifier="sampling", k=min(4, appkit.limits().max_k),
                          max_new_tokens=appkit.new_tokens(20), sampling=temp, seed=sd)
             g = Generation(m, S[K.prompt], s)
             g.run()

@@ -40,7 +40,7 @@ def rounds_of(models, drafter: str, prompts: list[str]) -> list[dict]:
     """One row a prompt: tokens and characters committed, rounds, and whether the text loops."""
     rows = []
     for p in prompts:
-        trace = Generation(models, p, Settings(drafter=drafter, block_size=4, max_new_tokens=48)).run()
+        trace = Generation(models, p, Settings(drafter=drafter, k=4, max_new_tokens=48)).run()
         text = models.tokenizer.decode(trace.new_ids)
         rows.append({"tokens": len(trace.new_ids), "chars": len(text), "rounds": len(trace.rounds), "loops": loops(text)})
     return rows

@@ -20,10 +20,10 @@ from specviz.lessons import race
 
 m = load_embedded()
 fit_threads(m)
-best = race.fastest_setting(m, PRESETS[0], list(m.drafter_models), block_sizes=race.OPENING_BLOCK_SIZES)
+best = race.fastest_setting(m, PRESETS[0], list(m.drafter_models), ks=race.OPENING_KS)
 drafter, k = race.opening_choice(best, m.block_drafters(markov=True))
 print("opening setting:", drafter, "k =", k, {name: s.label(unit="x") for name, s in best["tried"].items()}, flush=True)
-settings = Settings.greedy(drafter, 40, block_size=k)
+settings = Settings.greedy(drafter, 40, k=k)
 out = {"opening": [drafter, k], "measured": {name: s.as_dict() for name, s in best["tried"].items()}}
 for condition in ("quiet", "one core busy"):
     busy = subprocess.Popen([sys.executable, "-c", "while True: pass"]) if condition != "quiet" else None

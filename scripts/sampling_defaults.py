@@ -41,7 +41,7 @@ for s in CANDIDATES:
     for prompt in PRESETS:
         for d in (None, drafter):
             for seed in SEEDS:
-                g = Generation(m, prompt, Settings(drafter=d, verifier="sampling", block_size=4, max_new_tokens=20,
+                g = Generation(m, prompt, Settings(drafter=d, verifier="sampling", k=4, max_new_tokens=20,
                                                    sampling=s, seed=seed))
                 g.run()
                 share = word_share(g.text(), words)

@@ -50,7 +50,7 @@ def cmd_generate(args):
     try:
         check_prompt(args.prompt)
         settings = Settings(drafter=None if args.drafter == "none" else args.drafter, verifier=args.verifier,
-                            block_size=args.block_size, max_new_tokens=args.max_new_tokens, seed=args.seed,
+                            k=args.k, max_new_tokens=args.max_new_tokens, seed=args.seed,
                             loop_threshold=args.loop_threshold, max_stages=args.max_stages,
                             sampling=SamplingSettings(args.temperature, args.top_k, args.top_p))
     except ValueError as e:
@@ -99,7 +99,7 @@ def cmd_bench(args):
         sys.exit("error: --set names a model set of a config file: give --config FILE too")
     m = load_configured(args.config, args.set) if args.config else load()
     drafters = [d for d in (args.drafters.split(",") if args.drafters else m.drafter_models)]
-    ks = [int(k) for k in args.block_sizes.split(",")]
+    ks = [int(k) for k in args.ks.split(",")]
     names = list(WORKLOADS) if args.workload == "both" else [args.workload]
     res = {w: bench(m, drafters, ks, args.max_new_tokens, args.repeats, WORKLOADS[w],
                     progress=None if args.json else lambda rep, p: print(f"  {w} repeat {rep}: {p[:40]!r}", file=sys.stderr))
@@ -175,7 +175,7 @@ def main(argv=None):
     s.add_argument("--config", help="a host's config file (specviz.example.toml); default: the embedded set")
     s.add_argument("--set", help="the config's model set to run (default: the config's default set)")
     s.add_argument("--verifier", default="greedy", choices=["greedy", "sampling", "match"])
-    s.add_argument("--block-size", type=int, default=4, help="proposals per round (k)")
+    s.add_argument("-k", type=int, default=4, help="proposals per round (the sources' k)")
     s.add_argument("--max-new-tokens", type=int, default=48)
     s.add_argument("--temperature", type=float, default=1.0)
     s.add_argument("--top-k", type=int, default=0)
@@ -187,7 +187,7 @@ def main(argv=None):
     s.set_defaults(fn=cmd_generate)
     s = sub.add_parser("bench", help="plain decoding vs each drafter, greedy, medians")
     s.add_argument("--drafters", default="", help="comma-separated; default: every drafter")
-    s.add_argument("--block-sizes", default="2,3,4,6,8")
+    s.add_argument("--ks", default="2,3,4,6,8", help="the k values to try, comma-separated")
     s.add_argument("--max-new-tokens", type=int, default=64)
     s.add_argument("--repeats", type=int, default=2)
     s.add_argument("--config", help="a host's config file; default: the embedded set")

@@ -6,7 +6,7 @@ one forward, which yields k+1 next-token distributions (after H, H x_1, ..., H x
 acceptance the cache is cropped back to the committed prefix minus its newest token, which is
 the correction or bonus just emitted: committed, not yet processed.
 
-A round drafts `settings.block_size` proposals (k; specviz.generator.settings says how it
+A round drafts `settings.k` proposals (k; specviz.generator.settings says how it
 relates to DFlash's block size).
 
 Plain decoding is the same loop with no drafter (k = 0): one target forward, one token.
@@ -43,7 +43,7 @@ def encode_prompt(models: ModelSet, prompt: str, settings: Settings) -> tuple[li
     (`ModelSet.chat_ids`); a templated prompt too long for the context is refused.
     """
     check_prompt(prompt)
-    room = models.max_context - settings.max_new_tokens - settings.block_size - 1
+    room = models.max_context - settings.max_new_tokens - settings.k - 1
     if room < 2:
         raise ValueError(f"max new tokens ({settings.max_new_tokens}) plus block size leave no room "
                          f"for a prompt in the model's context of {models.max_context} tokens.")
@@ -141,7 +141,7 @@ class Generation:
 
             # 1. draft: k proposals per stage (DLoop may run several), then cut at end-of-text and the limit.
             # Always the full block: a bidirectional block drafted narrower would draft other tokens.
-            k = s.block_size if self.drafter else 0
+            k = s.k if self.drafter else 0
             draft = self.drafter.propose(self.committed, k, self._pick) if k else Draft()
             cut = min(remaining, draft.tokens.index(eos) + 1 if eos in draft.tokens else remaining)
             draft.tokens, draft.q = draft.tokens[:cut], draft.q[:cut]

@@ -5,7 +5,7 @@ A `Settings` refuses a value out of range with a ValueError naming it, so the en
 line and the pages never start a run they cannot finish. A trace records its settings whole
 (specviz.generator.trace), which is why pydantic can read them back from a saved file.
 
-Block size: `block_size` here is the number of proposals k per round (DSpark's convention,
+Block size: `k` here is the number of proposals per round (DSpark's convention,
 one proposal per drafter input position). DFlash counts the anchor inside its block:
 dflash_block_size = k + 1 (see `from_dflash_block_size`).
 
@@ -22,7 +22,7 @@ from pydantic import with_config
 from specviz.generator.sampling import SamplingSettings
 
 VERIFIERS = ("greedy", "sampling", "match")
-MAX_BLOCK = 32
+MAX_K = 32
 
 
 def check_prompt(prompt: str) -> None:
@@ -37,7 +37,7 @@ def check_prompt(prompt: str) -> None:
 
 
 def from_dflash_block_size(dflash_block_size: int) -> int:
-    """DFlash's block_size counts the anchor: it proposes block_size - 1 tokens.
+    """DFlash's block size counts the anchor: a block of b proposes b - 1 tokens.
 
     >>> from_dflash_block_size(16)
     15
@@ -51,13 +51,13 @@ def from_dflash_block_size(dflash_block_size: int) -> int:
 class Settings:
     """One generation's settings, checked when made.
 
-    >>> Settings(block_size=99)
+    >>> Settings(k=99)
     Traceback (most recent call last):
     ValueError: block size must be between 1 and 32, got 99
     """
     drafter: str | None = "ar"      # None: plain decoding
     verifier: str = "greedy"
-    block_size: int = 4             # proposals per round (k)
+    k: int = 4                      # proposals per round, the sources' k
     max_new_tokens: int = 48
     sampling: SamplingSettings = field(default_factory=SamplingSettings)
     seed: int = 0
@@ -67,8 +67,8 @@ class Settings:
     def __post_init__(self):
         if self.verifier not in VERIFIERS:
             raise ValueError(f"verifier must be one of {VERIFIERS}, got {self.verifier!r}")
-        if not 1 <= self.block_size <= MAX_BLOCK:
-            raise ValueError(f"block size must be between 1 and {MAX_BLOCK}, got {self.block_size}")
+        if not 1 <= self.k <= MAX_K:
+            raise ValueError(f"block size must be between 1 and {MAX_K}, got {self.k}")
         if self.max_new_tokens < 1:
             raise ValueError(f"max new tokens must be at least 1, got {self.max_new_tokens}")
         if self.loop_threshold > 0:
@@ -80,7 +80,7 @@ class Settings:
     def greedy(cls, drafter: str | None, max_new_tokens: int, **opts) -> "Settings":
         """Greedy verification at temperature 0: what every timed comparison and live lesson runs.
 
-        >>> Settings.greedy("dspark", 8, block_size=3).sampling.temperature
+        >>> Settings.greedy("dspark", 8, k=3).sampling.temperature
         0
         """
         return cls(drafter=drafter, verifier="greedy", max_new_tokens=max_new_tokens,
@@ -89,7 +89,7 @@ class Settings:
     def plain(self) -> "Settings":
         """The plain-decoding baseline of these settings: same verifier, sampling, seed and length, no drafter.
 
-        >>> Settings.greedy("dspark", 8, block_size=3).plain().drafter, Settings().plain().block_size
+        >>> Settings.greedy("dspark", 8, k=3).plain().drafter, Settings().plain().k
         (None, 1)
         """
-        return replace(self, drafter=None, block_size=1)
+        return replace(self, drafter=None, k=1)

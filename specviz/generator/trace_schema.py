@@ -130,7 +130,7 @@ def _check_round(trace, i: int, r) -> None:
     _equal("committed_after", r.committed_after, committed + len(r.emitted))
     _equal("processed_after", r.processed_after, committed + len(r.emitted) - 1)
     # the proposals and the lists that have one entry per proposal (or per candidate history)
-    most = s.block_size * s.max_stages if s.drafter else 0
+    most = s.k * s.max_stages if s.drafter else 0
     if k > most:
         raise ValueError(f"{k} proposals exceed the {most} a round of these settings can draft")
     if k > left:

@@ -31,7 +31,7 @@ class LessonSettings:
     def engine_settings(self) -> Settings:
         """The engine's Settings; greedy verification decodes at temperature 0."""
         temp = 0.0 if self.verifier == "greedy" else self.temperature
-        return Settings(drafter=self.drafter, verifier=self.verifier, block_size=self.k,
+        return Settings(drafter=self.drafter, verifier=self.verifier, k=self.k,
                         max_new_tokens=self.max_new, sampling=SamplingSettings(temperature=temp), seed=self.seed)
 
 
@@ -72,7 +72,7 @@ def from_params(params: dict, drafters: list[str], base: LessonSettings = Lesson
         "prompt": lambda v: _prompt(v, limits.max_prompt_chars),
         "drafter": lambda v: _choice(v, drafters, "drafter"),
         "verifier": lambda v: _choice(v, VERIFIERS, "verifier"),
-        "k": lambda v: _number(v, int, 1, min(DRAFT_K.hi, limits.max_block_size), "block size k"),
+        "k": lambda v: _number(v, int, 1, min(DRAFT_K.hi, limits.max_k), "block size k"),
         "temperature": lambda v: _number(v, float, 0.05, 2.0, "temperature"),
         "seed": lambda v: _number(v, int, 0, 2**31 - 1, "seed"),
         "max_new": lambda v: _number(v, int, 1, limits.max_new_tokens, "max new tokens"),

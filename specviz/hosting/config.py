@@ -19,7 +19,7 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from specviz.generator.settings import MAX_BLOCK, Settings
+from specviz.generator.settings import MAX_K, Settings
 from specviz.hosting.address import public_url
 
 REPO_CONFIG = Path(__file__).resolve().parents[2] / "specviz.toml"
@@ -40,7 +40,7 @@ class Limits:
     """What one run may ask for. The defaults suit a class sharing one CPU server."""
     max_new_tokens: int = 128
     max_prompt_chars: int = 2000
-    max_block_size: int = 16
+    max_k: int = 16
 
 
 @dataclass(frozen=True)
@@ -109,15 +109,15 @@ def parse_config(raw: dict, base_dir: Path = Path("."), source: str = "config") 
 
     >>> c = parse_config({"sets": {"tiny": {"embedded": True}}, "limits": {"max_new_tokens": 64}})
     >>> c.default, c.limits
-    ('tiny', Limits(max_new_tokens=64, max_prompt_chars=2000, max_block_size=16))
+    ('tiny', Limits(max_new_tokens=64, max_prompt_chars=2000, max_k=16))
     >>> parse_config({"limits": {"max_new_token": 64}})
     Traceback (most recent call last):
-    ValueError: unknown key limits.max_new_token (known: max_new_tokens, max_prompt_chars, max_block_size)
+    ValueError: unknown key limits.max_new_token (known: max_new_tokens, max_prompt_chars, max_k)
     """
     _known(raw, ("default", "allow_download", "limits", "classes", "sets"), "")
     limits_raw = _table(raw.get("limits", {}), "limits")
     _known(limits_raw, Limits.__dataclass_fields__, "limits.")
-    limits = Limits(**{k: _int(v, f"limits.{k}", 1, MAX_BLOCK if k == "max_block_size" else None)
+    limits = Limits(**{k: _int(v, f"limits.{k}", 1, MAX_K if k == "max_k" else None)
                        for k, v in limits_raw.items()})
     classes = _classes(_table(raw.get("classes", {}), "classes"))
     sets_raw = _table(raw.get("sets", {"embedded": {"embedded": True}}), "sets")
@@ -242,7 +242,7 @@ def _refuse(config: Config, requested) -> str:
 def check_limits(limits: Limits, prompt: str, settings: Settings) -> list[str]:
     """One readable message per way the prompt or settings exceed the host's limits.
 
-    >>> check_limits(Limits(max_block_size=8), "Hello", Settings(block_size=12))
+    >>> check_limits(Limits(max_k=8), "Hello", Settings(k=12))
     ["Block size 12 is above this server's limit of 8 proposals per round."]
     >>> check_limits(Limits(), "Hello", Settings())
     []
@@ -255,7 +255,7 @@ def check_limits(limits: Limits, prompt: str, settings: Settings) -> list[str]:
         out.append(f"Max new tokens {settings.max_new_tokens} is above this server's limit of "
                    f"{limits.max_new_tokens} per run.")
     # plain decoding ignores the block size, so it is not held against it
-    if settings.drafter and settings.block_size > limits.max_block_size:
-        out.append(f"Block size {settings.block_size} is above this server's limit of "
-                   f"{limits.max_block_size} proposals per round.")
+    if settings.drafter and settings.k > limits.max_k:
+        out.append(f"Block size {settings.k} is above this server's limit of "
+                   f"{limits.max_k} proposals per round.")
     return out

@@ -42,7 +42,7 @@ def run_once(models, prompt: str, settings: Settings) -> dict:
             "stages": c["stages_per_round"], "new_ids": trace.new_ids}
 
 
-def variants(looping: bool, block_sizes: list[int], thresholds: list[float]) -> dict:
+def variants(looping: bool, ks: list[int], thresholds: list[float]) -> dict:
     """Label -> engine options for one drafter: every block size, and for DLoop every threshold.
 
     >>> list(variants(True, [4], [-1.0, -2.0]))
@@ -51,14 +51,14 @@ def variants(looping: bool, block_sizes: list[int], thresholds: list[float]) -> 
     ['k=2', 'k=4']
     """
     if not looping:
-        return {f"k={k}": dict(block_size=k) for k in block_sizes}
-    return {f"k={k} g={g}": dict(block_size=k, loop_threshold=g, max_stages=3)
-            for k in block_sizes for g in thresholds}
+        return {f"k={k}": dict(k=k) for k in ks}
+    return {f"k={k} g={g}": dict(k=k, loop_threshold=g, max_stages=3)
+            for k in ks for g in thresholds}
 
 
-def bench(models, drafters: list[str], block_sizes: list[int], max_new_tokens: int = 64,
+def bench(models, drafters: list[str], ks: list[int], max_new_tokens: int = 64,
           repeats: int = 2, prompts: list[str] = WORKLOADS["prose"], progress=None,
-          loop_block_sizes: list[int] = (2, 3, 4), thresholds: list[float] = (-1.0, -2.0, -4.0)) -> dict:
+          loop_ks: list[int] = (2, 3, 4), thresholds: list[float] = (-1.0, -2.0, -4.0)) -> dict:
     """Greedy benchmark; returns {"baseline": {...}, "methods": {name: {...}}, "settings": ...}.
 
     DLoop runs at fewer block sizes than the others (each is tried at every threshold, for two
@@ -68,7 +68,7 @@ def bench(models, drafters: list[str], block_sizes: list[int], max_new_tokens: i
     configs = {"baseline": Settings.greedy(None, max_new_tokens)}
     for d in drafters:
         looping = d in models.looping
-        for label, opts in variants(looping, loop_block_sizes if looping else block_sizes, thresholds).items():
+        for label, opts in variants(looping, loop_ks if looping else ks, thresholds).items():
             configs[f"{d}@{label}"] = Settings.greedy(d, max_new_tokens, **opts)
     threads = fit_threads(models)
     runs = {name: [] for name in configs}
@@ -99,7 +99,7 @@ def bench(models, drafters: list[str], block_sizes: list[int], max_new_tokens: i
                                              speedup_spread=ratio_spread(per_repeat["baseline"], per_repeat[name]).as_dict())
                  for name, m in med.items() if name.split("@", 1)[0] == d}
         best = max(found, key=lambda v: found[v]["speedup"])
-        opts = {k: v for k, v in vars(configs[f"{d}@{best}"]).items() if k in ("block_size", "loop_threshold")}
+        opts = {k: v for k, v in vars(configs[f"{d}@{best}"]).items() if k in ("k", "loop_threshold")}
         if d not in models.looping:
             opts.pop("loop_threshold")
         methods[d] = dict(found[best], **opts, best=best, variants=found)

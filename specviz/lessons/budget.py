@@ -25,7 +25,7 @@ def draft_requests(models, prompts: list[str], drafter: str = "dspark", k: int =
     for i, p in enumerate(prompts):
         if progress:
             progress(i, len(prompts))
-        g = Generation(models, p, Settings.greedy(drafter, k + 1, block_size=k))
+        g = Generation(models, p, Settings.greedy(drafter, k + 1, k=k))
         r = g.step()
         if not r.drafter_info.get("confidence"):
             raise ValueError(f"drafter {drafter!r} has no confidence head")

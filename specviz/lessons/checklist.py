@@ -97,7 +97,7 @@ def ours(models, measurement: dict, label=str) -> dict:
     rule = ("greedy (temperature 0)" if s.verifier == "greedy" else f"{s.verifier}, temperature {temp:g}")
     return {
         "target": f"embedded Llama, {params:.1f} M parameters ({cfg.num_hidden_layers} layers × {cfg.hidden_size}, "
-                  f"vocabulary {cfg.vocab_size}); drafter “{label(s.drafter)}”, k = {s.block_size} proposals per round",
+                  f"vocabulary {cfg.vocab_size}); drafter “{label(s.drafter)}”, k = {s.k} proposals per round",
         "baseline": "plain decoding of the same target through the same engine code path (no drafter, one token "
                     "per target forward)",
         "sampling rule": rule + (f"; output identical to the baseline: {'yes' if same else 'NO'}"

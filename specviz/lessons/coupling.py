@@ -303,7 +303,7 @@ def next_token_distributions(models, prompt: str, drafter: str, sampling: Sampli
     distribution the pick callback captures), so every drafter works the same way. q is None
     when the drafter proposes nothing here (prompt lookup without an earlier match).
     """
-    g = Generation(models, prompt, Settings(drafter=drafter, block_size=1, max_new_tokens=1))
+    g = Generation(models, prompt, Settings(drafter=drafter, k=1, max_new_tokens=1))
     p = transform(g.peek(), sampling)
 
     def pick(logits):   # only q matters here, not which token the drafter would take

@@ -68,7 +68,7 @@ def drafter_view(models, prompt: str, drafter: str = "dspark", k: int = 4, shown
     the first draft layer's attention (mean over heads) from each block slot to the last
     `shown_context` context positions and to the block, the proposals and how many survived.
     """
-    g = Generation(models, prompt, Settings.greedy(drafter, k + 1, block_size=k))
+    g = Generation(models, prompt, Settings.greedy(drafter, k + 1, k=k))
     d = g.drafter
     if not hasattr(d, "ctx_kv"):
         raise ValueError(f"{drafter!r} is not a block drafter")
@@ -291,7 +291,7 @@ def precision_search(models, twin, prompts: list[str], n: int, drafter: str | No
     for prompt in prompts:
         a = generate(models, prompt, Settings.greedy(None, n)).new_ids
         b = generate(twin, prompt, Settings.greedy(None, n)).new_ids
-        spec = generate(models, prompt, Settings.greedy(drafter, n, block_size=k)).new_ids if drafter else None
+        spec = generate(models, prompt, Settings.greedy(drafter, n, k=k)).new_ids if drafter else None
         at = first_difference(a, b)
         row = {"prompt": prompt, "float32": models.tokenizer.decode(a), "bfloat16": models.tokenizer.decode(b),
                "first_difference": at, "speculative_equals_plain": None if spec is None else spec == a, "gap": None}
@@ -464,7 +464,7 @@ def dloop_round(models, prompt: str, k: int = 3, threshold: float = -8.0, stages
                 drafter: str = "dloop") -> dict:
     """One live DLoop round: per stage its anchor (stage 1: the newest committed token; later
     stages: the previous stage's last proposal), proposals, Σ log q and the gate's decision."""
-    g = Generation(models, prompt, Settings.greedy(drafter, k * stages + 1, block_size=k,
+    g = Generation(models, prompt, Settings.greedy(drafter, k * stages + 1, k=k,
                                                    loop_threshold=threshold, max_stages=stages))
     newest = models.token_text[g.committed[-1]]
     r = g.step()

@@ -37,7 +37,7 @@ DIALOGUE_PROMPT = 'Anne asked, "Could you open the window?" "Yes,'
 @torch.no_grad()
 def prepared(models, prompt: str, drafter: str):
     """A block drafter primed on `prompt` (the target's context features included) and the ids."""
-    g = Generation(models, prompt, Settings(drafter=drafter, block_size=1, max_new_tokens=1))
+    g = Generation(models, prompt, Settings(drafter=drafter, k=1, max_new_tokens=1))
     if not hasattr(g.drafter, "score"):
         raise ValueError(f"{drafter!r} is not a block drafter")
     return g.drafter, g.committed
@@ -98,7 +98,7 @@ def by_position(models, prompts: list[str], drafter: str, k: int, max_new_tokens
     for i, prompt in enumerate(prompts):
         if progress:
             progress(i, len(prompts))
-        t = Generation(models, prompt, Settings.greedy(drafter, max_new_tokens, block_size=k)).run()
+        t = Generation(models, prompt, Settings.greedy(drafter, max_new_tokens, k=k)).run()
         each.append([r.accepted for r in t.rounds if len(r.proposed) == k])
     accepted = [a for rounds in each for a in rounds]
     if not accepted:
@@ -154,7 +154,7 @@ def draft_cost(models, prompt: str, drafters: list[str], ks: list[int], max_new_
     (a page passes its plain label for each drafter).
     """
     def timed(d: str, k: int) -> float:
-        trace = Generation(models, prompt, Settings.greedy(d, max_new_tokens, block_size=k)).run()
+        trace = Generation(models, prompt, Settings.greedy(d, max_new_tokens, k=k)).run()
         return statistics.median(r.draft_ms for r in trace.rounds)
 
     sides = {(d, k): (lambda d=d, k=k: timed(d, k)) for d in drafters for k in ks}

@@ -52,7 +52,7 @@ def start(models, prompt: str, speculative: Settings) -> list[Runner]:
     """Two runners: plain decoding (same verifier and sampling, no drafter) and `speculative`."""
     return [Runner("plain decoding", Generation(models, prompt, speculative.plain())),
             Runner(f"speculative ({DRAFTER_LABELS.get(speculative.drafter, speculative.drafter)}, "
-                   f"k={speculative.block_size})",
+                   f"k={speculative.k})",
                    Generation(models, prompt, speculative))]
 
 
@@ -234,7 +234,7 @@ def same_answer(plain: list[str], spec: list[str]) -> str:
             "where the numerics flipped a greedy token.")
 
 
-OPENING_BLOCK_SIZES = (2, 3, 4)   # what the opening measurement tries for every drafter
+OPENING_KS = (2, 3, 4)   # what the opening measurement tries for every drafter
 
 
 def opening_choice(best: dict, markov: list[str]) -> tuple[str, int]:
@@ -243,7 +243,7 @@ def opening_choice(best: dict, markov: list[str]) -> tuple[str, int]:
     fastest k when its speedup is within this machine's noise of the best setting's, else the best.
 
     >>> from specviz.lessons.protocol import Spread
-    >>> best = {"drafter": "ar", "block_size": 2, "speedup": Spread(1.30, 1.25, 1.35, 3),
+    >>> best = {"drafter": "ar", "k": 2, "speedup": Spread(1.30, 1.25, 1.35, 3),
     ...         "tried": {"ar k=2": Spread(1.30, 1.25, 1.35, 3), "dspark k=4": Spread(1.22, 1.18, 1.26, 3),
     ...                   "dspark k=2": Spread(1.10, 1.05, 1.15, 3)}}
     >>> opening_choice(best, ["dspark"])
@@ -257,7 +257,7 @@ def opening_choice(best: dict, markov: list[str]) -> tuple[str, int]:
         if protocol.beats(best["speedup"], speed) != "above":
             drafter, k = name.rsplit(" k=", 1)
             return drafter, int(k)
-    return best["drafter"], best["block_size"]
+    return best["drafter"], best["k"]
 
 
 def opening_sentence(best: dict, choice: tuple[str, int], label=str) -> str:
@@ -265,7 +265,7 @@ def opening_sentence(best: dict, choice: tuple[str, int], label=str) -> str:
     and, when the measurement found no setting faster than plain decoding, that plainly.
 
     >>> from specviz.lessons.protocol import Spread
-    >>> best = {"drafter": "ar", "block_size": 2, "speedup": Spread(1.30, 1.25, 1.35, 3), "tokens": 24,
+    >>> best = {"drafter": "ar", "k": 2, "speedup": Spread(1.30, 1.25, 1.35, 3), "tokens": 24,
     ...         "tried": {"ar k=2": Spread(1.30, 1.25, 1.35, 3), "dspark k=4": Spread(1.22, 1.18, 1.26, 3)}}
     >>> print(opening_sentence(best, ("dspark", 4)))  # doctest: +NORMALIZE_WHITESPACE
     The race opens on **dspark at k = 4**: measured on this server when its models loaded, 1.22× (1.18–1.26×
@@ -283,13 +283,13 @@ def opening_sentence(best: dict, choice: tuple[str, int], label=str) -> str:
     n = len(best["tried"])
     settings = f"{n} setting{'s' if n != 1 else ''} tried"
     said = f"The race opens on **{label(choice[0])} at k = {choice[1]}**: measured on this server when its models loaded, "
-    if choice == (best["drafter"], best["block_size"]):
+    if choice == (best["drafter"], best["k"]):
         said += (f"the fastest of the {settings} at {speed.label(unit='×')} against plain decoding over "
                  f"{best['tokens']} tokens.")
     else:
         said += (f"{speed.label(unit='×')} against plain decoding over {best['tokens']} tokens, within this "
                  f"machine's noise of the fastest of the {settings} ({label(best['drafter'])} at k = "
-                 f"{best['block_size']}, {best['speedup'].label(unit='×')}).")
+                 f"{best['k']}, {best['speedup'].label(unit='×')}).")
     side = protocol.versus_plain(best["speedup"])
     if side == "slower":
         said += (" **No setting was faster than plain decoding on this machine**: expect speculation to lose this "
@@ -299,11 +299,11 @@ def opening_sentence(best: dict, choice: tuple[str, int], label=str) -> str:
     return said
 
 
-def fastest_setting(models, prompt: str, drafters: list[str], block_sizes=(2, 4), tokens: int = 24,
+def fastest_setting(models, prompt: str, drafters: list[str], ks=(2, 4), tokens: int = 24,
                     repeats: int = 3, progress=None, guard=contextlib.nullcontext) -> dict:
     """Measure every drafter at every block size against plain decoding on this server, the sides
     alternated (specviz.lessons.protocol), and return the fastest:
-    {"drafter", "block_size", "speedup": Spread, "tokens", "tried": {label: Spread}}.
+    {"drafter", "k", "speedup": Spread, "tokens", "tried": {label: Spread}}.
 
     Short by default (three counted runs of 24 tokens after a warm-up, k = 2 and 4, ranked by
     their median): it chooses where the page opens, once per server, so one slow moment of a
@@ -314,7 +314,7 @@ def fastest_setting(models, prompt: str, drafters: list[str], block_sizes=(2, 4)
     if not drafters:
         raise ValueError("this model set has no drafter to race")
     settings = {"plain": Settings.greedy(None, tokens)}
-    settings.update({(d, k): Settings.greedy(d, tokens, block_size=k) for d in drafters for k in block_sizes})
+    settings.update({(d, k): Settings.greedy(d, tokens, k=k) for d in drafters for k in ks})
     def timed(s):
         with guard():
             return trace_costs(Generation(models, prompt, s).run())["ms_per_token"]
@@ -323,7 +323,7 @@ def fastest_setting(models, prompt: str, drafters: list[str], block_sizes=(2, 4)
                               progress=lambda done, total, _: progress(done, total) if progress else None)
     tried = {name: protocol.ratio_spread(runs["plain"], runs[name]) for name in settings if name != "plain"}
     (drafter, k) = max(tried, key=lambda name: tried[name].median)
-    return {"drafter": drafter, "block_size": k, "speedup": tried[(drafter, k)], "tokens": tokens,
+    return {"drafter": drafter, "k": k, "speedup": tried[(drafter, k)], "tokens": tokens,
             "tried": {f"{d} k={k}": s for (d, k), s in tried.items()}}
 
 
@@ -335,7 +335,7 @@ def fastest_caption(best: dict, label=str) -> str:
     caption names the settings tied with it, highest median first.
 
     >>> from specviz.lessons.protocol import Spread
-    >>> clear = {"drafter": "dspark", "block_size": 4, "tokens": 24, "speedup": Spread(1.4, 1.3, 1.5, 3),
+    >>> clear = {"drafter": "dspark", "k": 4, "tokens": 24, "speedup": Spread(1.4, 1.3, 1.5, 3),
     ...          "tried": {"dspark k=4": Spread(1.4, 1.3, 1.5, 3), "ar k=2": Spread(0.9, 0.8, 1.0, 3)}}
     >>> fastest_caption(clear)
     'Measured on this machine just now: dspark at k = 4 was the fastest of the 2 settings tried (1.40× (1.30–1.50× over 3 runs) against plain decoding over 24 tokens).'
@@ -343,12 +343,12 @@ def fastest_caption(best: dict, label=str) -> str:
     >>> fastest_caption(tied, str.upper)
     "Measured on this machine just now: DSPARK at k = 4 had the highest median of the 3 settings tried (1.40× (1.30–1.50× over 3 runs) against plain decoding over 24 tokens), but its lead over AR at k = 4 (1.30× (1.10–1.35× over 3 runs)) is within this machine's noise: the race opens on it, and either could be the faster here."
     """
-    mine = f"{best['drafter']} k={best['block_size']}"
+    mine = f"{best['drafter']} k={best['k']}"
     others = sorted(((name, s) for name, s in best["tried"].items() if name != mine),
                     key=lambda item: -item[1].median)
     tied = [(name, s) for name, s in others
             if protocol.beats(best["speedup"], s) != "above"]   # never "below": it has the highest median
-    setting = f"{label(best['drafter'])} at k = {best['block_size']}"
+    setting = f"{label(best['drafter'])} at k = {best['k']}"
     measured = (f"of the {len(best['tried'])} settings tried ({best['speedup'].label(unit='×')} against plain "
                 f"decoding over {best['tokens']} tokens)")
     side = protocol.versus_plain(best["speedup"])

@@ -50,8 +50,8 @@ def threshold_sweep(models, prompt: str, drafters: list[str], thresholds: list[f
     with `label` (a page passes its plain label for each drafter)."""
     settings = {("plain", None): Settings.greedy(None, max_new_tokens)}
     for d in drafters:
-        settings[d, None] = Settings.greedy(d, max_new_tokens, block_size=k, max_stages=1)
-        settings |= {(d, g): Settings.greedy(d, max_new_tokens, block_size=k, loop_threshold=g, max_stages=max_stages)
+        settings[d, None] = Settings.greedy(d, max_new_tokens, k=k, max_stages=1)
+        settings |= {(d, g): Settings.greedy(d, max_new_tokens, k=k, loop_threshold=g, max_stages=max_stages)
                      for g in thresholds}
     runs = repeated_runs(models, prompt, settings, repeats,
                          progress and (lambda done, total, key: progress(done, total, setting_name(*key, label))))

@@ -20,7 +20,7 @@ def outcomes(models, name: str, prompts: list[str], k: int = 8, new_tokens: int 
     """Per block position: (confidence logit, survived) for rounds where all earlier survived."""
     per_pos = [[] for _ in range(k)]
     for p in prompts:
-        for r in Generation(models, p, Settings(drafter=name, block_size=k, max_new_tokens=new_tokens)).run().rounds:
+        for r in Generation(models, p, Settings(drafter=name, k=k, max_new_tokens=new_tokens)).run().rounds:
             for i, logit in enumerate(r.drafter_info.get("confidence_logit", [])[:len(r.proposed)]):
                 per_pos[i].append((logit, r.accepted > i))
                 if r.accepted <= i:

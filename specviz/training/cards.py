@@ -255,7 +255,7 @@ def acceptance(models, name: str, prompts: list[str], k: int, new_tokens: int = 
     from specviz.lessons.parallel import conditional_acceptance
     rounds, depth, generations = [], {d: [0, 0] for d in DEPTHS}, []     # bucket -> [tokens, rounds]
     for p in prompts:
-        trace = Generation(models, p, Settings(drafter=name, block_size=k, max_new_tokens=new_tokens)).run()
+        trace = Generation(models, p, Settings(drafter=name, k=k, max_new_tokens=new_tokens)).run()
         rounds += trace.rounds
         generations.append([(r.accepted, len(r.proposed)) for r in trace.rounds])
         for r in trace.rounds:
@@ -274,14 +274,14 @@ def acceptance(models, name: str, prompts: list[str], k: int, new_tokens: int = 
             "first_kept_after": first_kept_after(generations, k)}
 
 
-def block_card(models, name: str, heldout: dict[str, Path], corpus: dict, block_sizes=(2, 4, 8),
+def block_card(models, name: str, heldout: dict[str, Path], corpus: dict, ks=(2, 4, 8),
                new_tokens: int = 48, ece_uncalibrated: float | None = None) -> dict:
     """Measure a block drafter on each workload's held-out prompts ({workload: file}) and write
     its card: acceptance length by workload and block size (greedy) and, with a confidence
     head, the calibration of prefix survival over both workloads."""
     prompts = {w: heldout_prompts(txt, models.tokenizer) for w, txt in heldout.items()}
     pairs = []
-    measured = {w: {k: acceptance(models, name, prompts[w], k, new_tokens, pairs) for k in block_sizes} for w in prompts}
+    measured = {w: {k: acceptance(models, name, prompts[w], k, new_tokens, pairs) for k in ks} for w in prompts}
     lengths = {w: {k: m["length"] for k, m in by_k.items()} for w, by_k in measured.items()}
     model = models.drafter_models[name]
     path = Path(models.paths["drafters"][name])

@@ -53,7 +53,7 @@ def test_st_stop_inside_the_apology_is_not_an_error():
 
 @pytest.fixture(scope="module")
 def saved(models) -> dict:
-    return json.loads(Generation(models, "The best way to learn is to", Settings.greedy("ar", 16, block_size=4))
+    return json.loads(Generation(models, "The best way to learn is to", Settings.greedy("ar", 16, k=4))
                       .run().to_json())
 
 

@@ -12,7 +12,7 @@ TWO_SETS = """
 [limits]
 max_new_tokens = 8
 max_prompt_chars = 40
-max_block_size = 3
+max_k = 3
 
 [sets.embedded]
 embedded = true

@@ -86,7 +86,7 @@ def test_home_opens_on_the_setting_measured_once_per_server_and_finds_the_fastes
     assert not at.exception, [e.value for e in at.exception]
     found = at.session_state["home_fastest"]
     assert (at.selectbox(key="keep_home_drafter").value, at.slider(key="keep_home_k").value) == (
-        found["drafter"], found["block_size"])                    # the race now opens on what was measured
+        found["drafter"], found["k"])                    # the race now opens on what was measured
     # the words are race.fastest_caption's (planted on both sides in tests/unit/lessons/test_race.py)
     assert [m.value for m in at.markdown if m.value.startswith("Measured on this machine just now")] == [
         race.fastest_caption(found, label)]

@@ -82,7 +82,7 @@ def test_home_calls_a_planted_setting_the_fastest_only_when_its_range_clears_the
     runner-up's range overlaps it. Catches a caption that says "the fastest" from the median alone."""
     at = predict(open_page(), "home", "yes, token for token")
     for runner_up, fastest in [(Spread(1.10, 1.00, 1.20, 3), True), (Spread(1.35, 1.25, 1.45, 3), False)]:
-        best = {"drafter": "dspark", "block_size": 4, "speedup": Spread(1.40, 1.30, 1.50, 3), "tokens": 24,
+        best = {"drafter": "dspark", "k": 4, "speedup": Spread(1.40, 1.30, 1.50, 3), "tokens": 24,
                 "tried": {"dspark k=4": Spread(1.40, 1.30, 1.50, 3), "ar k=2": runner_up}}
         at.session_state["home_fastest"] = best
         at.run()
@@ -103,7 +103,7 @@ def test_lesson1_s_gate_row_states_what_a_planted_dloop_round_s_numbers_say():
     at = AppTest.from_file(APP, default_timeout=120).run().switch_page(PAGE).run()
     for g, opens in [(0.0, False), (-1000.0, True)]:
         trace = Generation(models, "The best way to learn is to",
-                           Settings.greedy("dloop", 4, block_size=2, loop_threshold=g, max_stages=2)).run()
+                           Settings.greedy("dloop", 4, k=2, loop_threshold=g, max_stages=2)).run()
         at.file_uploader(key="draft_upload").set_value((f"g{g}.json", trace.to_json().encode(),
                                                          "application/json")).run()
         assert not at.error, [e.value for e in at.error]

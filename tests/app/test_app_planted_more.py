@@ -184,7 +184,7 @@ def test_lesson1_states_each_planted_round_s_outcome_and_each_row_s_comparison()
     def endings(trace) -> list[str]:
         return [r.emitted[-1]["kind"] for r in trace.rounds]
 
-    runs = (Generation(m, p, Settings.greedy("ar", 24, block_size=3)).run() for p in PRESETS)
+    runs = (Generation(m, p, Settings.greedy("ar", 24, k=3)).run() for p in PRESETS)
     # the first preset with a round whose proposals all survived and one that failed
     greedy = next(t for t in runs if {"bonus", "correction"} <= set(endings(t)))
     b, c = endings(greedy).index("bonus"), endings(greedy).index("correction")
@@ -209,14 +209,14 @@ def test_lesson1_states_each_planted_round_s_outcome_and_each_row_s_comparison()
     assert "You predicted" not in md(at)
     assert greedy_rows(html(at)) == (kept, 1, n - kept - 1) and "bonus: the target" not in html(at)
 
-    lookup = Generation(m, "Once upon a time", Settings.greedy("lookup", 4, block_size=3)).run()
+    lookup = Generation(m, "Once upon a time", Settings.greedy("lookup", 4, k=3)).run()
     assert not lookup.rounds[0].proposed                 # the premise: no earlier match, nothing to propose
     upload(at, "lookup.json", lookup)
     whole(at, 1)
     assert "The drafter proposed nothing: the target supplied 1 token of its own from one target pass." in md(at)
     assert "kept **" not in md(at)
 
-    sampled = Generation(m, PROMPT, Settings(drafter="ar", verifier="sampling", block_size=3, max_new_tokens=12,
+    sampled = Generation(m, PROMPT, Settings(drafter="ar", verifier="sampling", k=3, max_new_tokens=12,
                                              sampling=SamplingSettings(temperature=1.0), seed=1)).run()
     i = next(i for i, r in enumerate(sampled.rounds) if 0 < r.accepted < len(r.proposed))   # kept some, then failed
     upload(at, "sampled.json", sampled)
@@ -238,7 +238,7 @@ def test_lesson6_sums_up_a_planted_dloop_round_by_how_it_ended():
     from anything but the round on screen, and the page failing on a round with no stage table (it drew an
     empty st.html)."""
     at = open_page("pages/dloop.py")
-    trace = Generation(app_models(at), PROMPT, Settings.greedy("dloop", 24, block_size=2, loop_threshold=0.0,
+    trace = Generation(app_models(at), PROMPT, Settings.greedy("dloop", 24, k=2, loop_threshold=0.0,
                                                                max_stages=1)).run()
     ending = {"bonus": "1 bonus", "correction": "1 correction", "stop": "1 token the target supplies at the stop rule"}
     seen = set()

@@ -18,7 +18,7 @@ GPU = "priced, a hypothetical large target on a GPU"
 
 
 def planted_measurement(models) -> dict:
-    res = cost.measure(models, "The best way to learn is to", Settings.greedy("dspark", 12, block_size=3), repeats=2)
+    res = cost.measure(models, "The best way to learn is to", Settings.greedy("dspark", 12, k=3), repeats=2)
     shapes = pricing.shapes(res["speculative"]["trace"].rounds)
     n, tokens = len(shapes), res["plain"]["costs"]["tokens"]
     positions, stages = sum(w - 1 for w, _, _ in shapes), sum(s for _, s, _ in shapes)
@@ -26,7 +26,7 @@ def planted_measurement(models) -> dict:
     spec = {"rounds": n, "verify_ms": 9.0 * n + 1.5 * positions, "draft_ms": 3.0 * stages, "overhead_ms": 2.0 * n}
     res["plain"]["runs_costs"] = [plain, plain]
     res["speculative"]["runs_costs"] = [spec, spec]
-    res.update(prompt="The best way to learn is to", settings=Settings.greedy("dspark", 12, block_size=3))
+    res.update(prompt="The best way to learn is to", settings=Settings.greedy("dspark", 12, k=3))
     return res
 
 

@@ -19,11 +19,11 @@ from specviz.generator.engine import Generation
 from specviz.generator.sampling import SamplingSettings
 from specviz.generator.settings import Settings
 
-SESSIONS = [("She had never been so happy as", Settings(drafter="dspark", verifier="sampling", block_size=3,
+SESSIONS = [("She had never been so happy as", Settings(drafter="dspark", verifier="sampling", k=3,
                                                          max_new_tokens=12, seed=1,
                                                          sampling=SamplingSettings(temperature=0.9, top_k=40))),
             ("It is a truth universally acknowledged, that", Settings(drafter="ar", verifier="match",
-                                                                      block_size=4, max_new_tokens=12, seed=2))]
+                                                                      k=4, max_new_tokens=12, seed=2))]
 
 
 def rounds(trace) -> list:

@@ -17,7 +17,7 @@ UPLOAD_MB = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())["se
 
 @pytest.fixture(scope="module")
 def saved(models) -> dict:
-    return json.loads(Generation(models, "The best way to learn is to", Settings.greedy("ar", 16, block_size=4))
+    return json.loads(Generation(models, "The best way to learn is to", Settings.greedy("ar", 16, k=4))
                       .run().to_json())
 
 

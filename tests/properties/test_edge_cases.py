@@ -73,7 +73,7 @@ def test_end_of_text_in_the_middle_of_a_block_after_accepted_tokens_ends_the_gen
     # the draft runs past end-of-text; the engine cuts it there, and since the block hit a stop and
     # matched whole, the stop rule has the target supply end-of-text itself
     w, said = world, world.said
-    g = scripted(w.m, w.reply, [said + [w.wrong(0)] * 2], block_size=8, max_new_tokens=40)
+    g = scripted(w.m, w.reply, [said + [w.wrong(0)] * 2], k=8, max_new_tokens=40)
     r = g.step()
     assert r.proposed == said
     assert r.greedy["stop_rule_applied"] and r.accepted == len(said) - 1
@@ -83,7 +83,7 @@ def test_end_of_text_in_the_middle_of_a_block_after_accepted_tokens_ends_the_gen
 
 def test_end_of_text_proposed_where_the_target_wants_another_token_is_rejected(world):
     w, said = world, world.said
-    g = scripted(w.m, w.reply, [[said[0], w.m.eos_id, said[2], w.m.eos_id]], block_size=4, max_new_tokens=40)
+    g = scripted(w.m, w.reply, [[said[0], w.m.eos_id, said[2], w.m.eos_id]], k=4, max_new_tokens=40)
     r = g.step()
     assert r.proposed == [said[0], w.m.eos_id]   # nothing is proposed past the first end-of-text
     assert not r.greedy["stop_rule_applied"]      # the block did not match whole
@@ -93,7 +93,7 @@ def test_end_of_text_proposed_where_the_target_wants_another_token_is_rejected(w
 
 def test_end_of_text_as_the_correction_after_accepted_tokens_ends_the_generation(world):
     w, said = world, world.said
-    g = scripted(w.m, w.reply, [said[:-1] + [w.wrong(said[-1])] * 3], block_size=8, max_new_tokens=40)
+    g = scripted(w.m, w.reply, [said[:-1] + [w.wrong(said[-1])] * 3], k=8, max_new_tokens=40)
     r = g.step()
     assert r.accepted == len(said) - 1 and kinds(r) == ["accepted"] * (len(said) - 1) + ["correction"]
     assert r.emitted_ids == said and g.done and g.trace.finished
@@ -101,7 +101,7 @@ def test_end_of_text_as_the_correction_after_accepted_tokens_ends_the_generation
 
 def test_end_of_text_as_the_bonus_ends_the_generation(world):
     w, said = world, world.said
-    g = scripted(w.m, w.reply, [said[:-1]], block_size=len(said) - 1, max_new_tokens=40)
+    g = scripted(w.m, w.reply, [said[:-1]], k=len(said) - 1, max_new_tokens=40)
     r = g.step()
     assert kinds(r) == ["accepted"] * (len(said) - 1) + ["bonus"] and r.emitted_ids == said
     assert g.done
@@ -112,7 +112,7 @@ def test_the_length_stop_rule_drops_a_match_when_the_whole_block_matched(world):
     # transformers' rule drops one match so the target supplies the 4th token itself (the same
     # token: recorded as the stop rule's, neither a correction nor a bonus)
     w, ahead = world, world.ahead
-    g = scripted(w.m, w.truth, [ahead[:6]], block_size=6, max_new_tokens=4)
+    g = scripted(w.m, w.truth, [ahead[:6]], k=6, max_new_tokens=4)
     r = g.step()
     assert r.proposed == ahead[:4]
     assert r.greedy["stop_rule_applied"] and r.accepted == 3
@@ -122,7 +122,7 @@ def test_the_length_stop_rule_drops_a_match_when_the_whole_block_matched(world):
 
 def test_without_the_length_limit_a_fully_matched_block_earns_a_bonus(world):
     w, ahead = world, world.ahead
-    g = scripted(w.m, w.truth, [ahead[:4]], block_size=4, max_new_tokens=20)
+    g = scripted(w.m, w.truth, [ahead[:4]], k=4, max_new_tokens=20)
     r = g.step()
     assert not r.greedy["stop_rule_applied"] and r.greedy["n_matches"] == 4
     assert kinds(r) == ["accepted"] * 4 + ["bonus"] and r.emitted_ids == ahead[:5]
@@ -135,7 +135,7 @@ def test_max_new_tokens_reached_mid_block_stops_exactly(world):
     w, ahead = world, world.ahead
     for n in (1, 2, 3, 5, 7):
         blocks = [ahead[i:i + 1] + [w.wrong(ahead[i + 1])] * 3 for i in range(0, 12, 2)]
-        g = scripted(w.m, w.truth, blocks, block_size=4, max_new_tokens=n)
+        g = scripted(w.m, w.truth, blocks, k=4, max_new_tokens=n)
         trace = g.run()
         assert trace.new_ids == ahead[:n]
         assert [len(r.proposed) for r in trace.rounds] == [min(4, n - 2 * i) for i in range(len(trace.rounds))]
@@ -145,7 +145,7 @@ def test_max_new_tokens_reached_mid_block_stops_exactly(world):
 
 
 def test_block_size_one_is_classic_one_proposal_per_round(models):
-    trace = Generation(models, "Emma could not help thinking that", Settings(drafter="ar", block_size=1,
+    trace = Generation(models, "Emma could not help thinking that", Settings(drafter="ar", k=1,
                                                                           max_new_tokens=12)).run()
     assert all(len(r.proposed) <= 1 and 1 <= len(r.emitted) <= 2 for r in trace.rounds)
 
@@ -158,9 +158,9 @@ def test_empty_prompt_is_refused_with_a_clear_message(models, prompt):
 
 def test_over_long_prompt_keeps_its_end_and_says_so(models):
     prompt = "Once upon a time there was a letter. " * 200
-    s = Settings(max_new_tokens=16, block_size=4)
+    s = Settings(max_new_tokens=16, k=4)
     ids, notices = encode_prompt(models, prompt, s)
-    assert len(ids) + s.max_new_tokens + s.block_size + 1 <= models.max_context
+    assert len(ids) + s.max_new_tokens + s.k + 1 <= models.max_context
     assert notices and "only its last" in notices[0]
     assert ids[-5:] == models.tokenizer.encode(prompt)[-5:]
     trace = Generation(models, prompt, s).run()
@@ -172,7 +172,7 @@ def test_settings_too_large_for_the_context_are_refused(models):
         Generation(models, "Hello", Settings(max_new_tokens=10_000))
 
 
-@pytest.mark.parametrize("kwargs", [dict(block_size=0), dict(block_size=99), dict(max_new_tokens=0),
+@pytest.mark.parametrize("kwargs", [dict(k=0), dict(k=99), dict(max_new_tokens=0),
                                     dict(verifier="maybe")])
 def test_out_of_range_engine_settings_are_refused(kwargs):
     with pytest.raises(ValueError):
@@ -217,7 +217,7 @@ def test_a_round_records_what_its_verifier_saw_tiny(verifier):
     sampling = SamplingSettings(temperature=1.3, top_k=4)
     q = torch.tensor([[0.1, 0.3, 0.2, 0.2, 0.1, 0.1], [0.05, 0.05, 0.5, 0.2, 0.1, 0.1], [0.2, 0.2, 0.2, 0.2, 0.1, 0.1]])
     tokens = [3, 2, 4]
-    g = Generation(m, "c d a", Settings(drafter="lookup", verifier=verifier, block_size=3, max_new_tokens=8,
+    g = Generation(m, "c d a", Settings(drafter="lookup", verifier=verifier, k=3, max_new_tokens=8,
                                         sampling=sampling, seed=5))
     g.drafter = GivenQ(tokens, q)
     prompt = list(g.committed)
@@ -254,7 +254,7 @@ def test_a_seed_alone_fixes_a_sampled_generation_tiny(verifier):
     # every draw of a round (the drafter's picks, the uniforms, the target's draws, the correction
     # or bonus) comes from the generation's own seeded generator: torch's global one changes nothing
     m = tiny_models()
-    s = Settings(drafter="ar", verifier=verifier, block_size=3, max_new_tokens=12, seed=7,
+    s = Settings(drafter="ar", verifier=verifier, k=3, max_new_tokens=12, seed=7,
                  sampling=SamplingSettings(temperature=1.3, top_k=4))
     runs = []
     for global_seed in (1, 2):

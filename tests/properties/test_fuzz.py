@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from specviz.generator.engine import Generation
 from specviz.generator.sampling import SamplingSettings
-from specviz.generator.settings import MAX_BLOCK, Settings
+from specviz.generator.settings import MAX_K, Settings
 
 DRAFTERS = ["ar", "lookup", "dflash", "dspark", "dloop"]
 PROMPTS = st.text(min_size=1, max_size=40).filter(str.strip)
@@ -30,7 +30,7 @@ def steps_keeping_the_cache_invariant(g: Generation) -> None:
        g=st.floats(-8, 0), stages=st.integers(1, 3))
 def test_greedy_output_equals_plain_decoding_for_any_prompt(models, prompt, drafter, block, new, g, stages):
     plain = Generation(models, prompt, Settings(drafter=None, max_new_tokens=new)).run()
-    gen = Generation(models, prompt, Settings(drafter=drafter, block_size=block, max_new_tokens=new,
+    gen = Generation(models, prompt, Settings(drafter=drafter, k=block, max_new_tokens=new,
                                               loop_threshold=g, max_stages=stages))
     steps_keeping_the_cache_invariant(gen)
     assert gen.trace.new_ids == plain.new_ids
@@ -42,7 +42,7 @@ def test_greedy_output_equals_plain_decoding_for_any_prompt(models, prompt, draf
        top_p=st.floats(0.01, 1), seed=st.integers(0, 2**31), g=st.floats(-20, 0))
 def test_any_valid_sampling_settings_run_and_keep_the_cache_invariant(models, prompt, drafter, verifier, block,
                                                                       temperature, top_k, top_p, seed, g):
-    s = Settings(drafter=drafter, verifier=verifier, block_size=block, max_new_tokens=6, seed=seed,
+    s = Settings(drafter=drafter, verifier=verifier, k=block, max_new_tokens=6, seed=seed,
                  loop_threshold=g, sampling=SamplingSettings(temperature, top_k, top_p))
     gen = Generation(models, prompt, s)
     steps_keeping_the_cache_invariant(gen)
@@ -52,7 +52,7 @@ def test_any_valid_sampling_settings_run_and_keep_the_cache_invariant(models, pr
 
 
 INVALID = st.one_of(
-    st.builds(lambda b: dict(block_size=b), st.one_of(st.integers(-5, 0), st.integers(MAX_BLOCK + 1, 500))),
+    st.builds(lambda b: dict(k=b), st.one_of(st.integers(-5, 0), st.integers(MAX_K + 1, 500))),
     st.builds(lambda n: dict(max_new_tokens=n), st.integers(-5, 0)),
     st.builds(lambda v: dict(verifier=v), st.text(max_size=8).filter(lambda v: v not in ("greedy", "sampling", "match"))),
     st.builds(lambda g: dict(loop_threshold=g), st.floats(1e-6, 50)),

@@ -38,15 +38,15 @@ def test_plain_decoding_through_the_engine_is_the_target_greedy_output(models, r
         assert g.run().new_ids == reference[prompt], prompt
 
 
-@pytest.mark.parametrize("block_size", BLOCK_SIZES)
-def test_every_drafter_matches_the_target_token_for_token(models, reference, block_size):
+@pytest.mark.parametrize("k", BLOCK_SIZES)
+def test_every_drafter_matches_the_target_token_for_token(models, reference, k):
     # the prompts are dealt out in turn, so each block size gets a spread of kinds
     # (k=4 gets the repetition and the odd characters, k=8 the counting)
-    for prompt in PROMPTS[BLOCK_SIZES.index(block_size)::len(BLOCK_SIZES)]:
+    for prompt in PROMPTS[BLOCK_SIZES.index(k)::len(BLOCK_SIZES)]:
         for drafter in models.drafter_models:
-            trace = Generation(models, prompt, Settings(drafter=drafter, block_size=block_size,
+            trace = Generation(models, prompt, Settings(drafter=drafter, k=k,
                                                         max_new_tokens=NEW)).run()
-            assert trace.new_ids == reference[prompt], (drafter, block_size, prompt)
+            assert trace.new_ids == reference[prompt], (drafter, k, prompt)
 
 
 def test_autoregressive_drafter_matches_transformers_assisted_generation(models, reference):
@@ -57,12 +57,12 @@ def test_autoregressive_drafter_matches_transformers_assisted_generation(models,
             x, assistant_model=models.drafter_models["ar"], do_sample=False, max_new_tokens=NEW,
             num_assistant_tokens=4, num_assistant_tokens_schedule="constant",
             eos_token_id=models.eos_id, pad_token_id=models.eos_id)[0, len(ids):].tolist()
-        ours = Generation(models, prompt, Settings(drafter="ar", block_size=4, max_new_tokens=NEW)).run()
+        ours = Generation(models, prompt, Settings(drafter="ar", k=4, max_new_tokens=NEW)).run()
         assert ours.new_ids == assisted == reference[prompt], prompt
 
 
 def test_speculation_really_happens(models):
     # losslessness would hold trivially if nothing were ever accepted
-    trace = Generation(models, PROMPTS[1], Settings(drafter="ar", block_size=4, max_new_tokens=NEW)).run()
+    trace = Generation(models, PROMPTS[1], Settings(drafter="ar", k=4, max_new_tokens=NEW)).run()
     assert sum(r.accepted for r in trace.rounds) > 0
     assert len(trace.rounds) < NEW

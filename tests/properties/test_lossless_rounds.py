@@ -186,7 +186,7 @@ CASES = [   # (drafter, verifier, sampling, proposals k, DLoop stages)
 def test_a_whole_round_continued_by_the_target_is_the_target_law(tiny, monkeypatch, drafter, verifier, sampling,
                                                                  k, stages, rounds_before):
     # a gate of -50 lets DLoop draft all of its stages, so the round checks S * k proposals
-    s = Settings(drafter=drafter, verifier=verifier, block_size=k, max_new_tokens=20, sampling=sampling,
+    s = Settings(drafter=drafter, verifier=verifier, k=k, max_new_tokens=20, sampling=sampling,
                  seed=5, loop_threshold=-50.0, max_stages=stages)
     law, target, proposed = round_law(tiny, s, rounds_before, monkeypatch)
     assert proposed == k * stages or drafter == "lookup"   # lookup proposes what it finds
@@ -195,7 +195,7 @@ def test_a_whole_round_continued_by_the_target_is_the_target_law(tiny, monkeypat
 
 @pytest.mark.parametrize("verifier", ["sampling", "match"])
 def test_a_round_cut_by_the_length_limit_is_the_target_law_of_the_tokens_left(tiny, monkeypatch, verifier):
-    s = Settings(drafter="dspark", verifier=verifier, block_size=3, max_new_tokens=4, sampling=BOTH, seed=5)
+    s = Settings(drafter="dspark", verifier=verifier, k=3, max_new_tokens=4, sampling=BOTH, seed=5)
     law, target, proposed = round_law(tiny, s, 1, monkeypatch)
     assert max(len(e) for e in law) <= 4 - 1   # one seeded round emitted at least one token
     assert_lossless(law, target, proposed + 1)
@@ -203,7 +203,7 @@ def test_a_round_cut_by_the_length_limit_is_the_target_law_of_the_tokens_left(ti
 
 def test_the_enumeration_sees_a_drafter_that_is_not_the_target(tiny, monkeypatch):
     """Accepting every proposal would emit q, not p: the same comparison must see that."""
-    s = Settings(drafter="dspark", verifier="sampling", block_size=2, max_new_tokens=20, sampling=WIDE, seed=5)
+    s = Settings(drafter="dspark", verifier="sampling", k=2, max_new_tokens=20, sampling=WIDE, seed=5)
     real = engine.speculative_sampling
     with monkeypatch.context() as patch:   # every uniform 0: each proposal the target allows is kept
         patch.setattr(engine, "speculative_sampling", lambda x, p, q, u: real(x, p, q, [0.0] * len(u)))

@@ -233,7 +233,7 @@ def fork(base: Generation, drafter: Drafter, gen: torch.Generator) -> Generation
 
 @pytest.fixture(scope="module")
 def prefilled(models):
-    settings = Settings(drafter="lookup", verifier="sampling", block_size=ENGINE_K, max_new_tokens=8,
+    settings = Settings(drafter="lookup", verifier="sampling", k=ENGINE_K, max_new_tokens=8,
                         sampling=SAMPLING)
     g = Generation(models, PROMPT, settings)
     g.m = dataclasses.replace(models, target=Replayed(models.target, g.cache.get_seq_length()))

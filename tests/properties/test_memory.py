@@ -33,7 +33,7 @@ def sessions(models):
     for i in itertools.count():
         drafter = list(models.drafter_models)[i % len(models.drafter_models)]
         verifier = "sampling" if i % 2 else "greedy"
-        yield PROMPTS[i % len(PROMPTS)], Settings(drafter=drafter, verifier=verifier, block_size=2 + i % 5,
+        yield PROMPTS[i % len(PROMPTS)], Settings(drafter=drafter, verifier=verifier, k=2 + i % 5,
                                                   max_new_tokens=96, seed=i,
                                                   sampling=SamplingSettings(temperature=1.0))
 

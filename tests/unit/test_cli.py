@@ -39,7 +39,7 @@ def test_models_json_names_the_target_and_drafters():
 @pytest.mark.slow
 def test_generate_json_has_text_ids_and_rounds():
     r = cli("generate", "--prompt", "The best way to learn is to", "--drafter", "ar", "--verifier", "greedy",
-            "--block-size", "4", "--max-new-tokens", "12", "--temperature", "0", "--top-k", "0",
+            "-k", "4", "--max-new-tokens", "12", "--temperature", "0", "--top-k", "0",
             "--top-p", "1", "--seed", "0", "--json")
     out = json.loads(r.stdout)
     assert isinstance(out["text"], str) and all(isinstance(i, int) for i in out["prompt_token_ids"])
@@ -56,7 +56,7 @@ def test_generate_prints_text_and_a_round_table():
 
 def test_bad_input_is_one_clear_line_not_a_traceback_before_any_model_loads():
     for args, said in ((["generate", "--prompt", "   "], "prompt is empty"),
-                       (["generate", "--prompt", "Hi", "--block-size", "0"], "block size"),
+                       (["generate", "--prompt", "Hi", "-k", "0"], "block size"),
                        (["profile", "--max-width", "0"], "--max-width must be between 1 and 64, got 0")):
         r = refused(*args)
         assert said in r.stderr and "Traceback" not in r.stderr, args
@@ -66,7 +66,7 @@ def test_bad_input_is_one_clear_line_not_a_traceback_before_any_model_loads():
 @pytest.mark.slow
 def test_bench_reports_each_workload_apart():
     """`bench` as a user runs it, both workloads (one workload's report alone: the doctest of specviz.lessons.bench.bench_json)."""
-    both = json.loads(cli("bench", "--json", "--repeats", "1", "--max-new-tokens", "6", "--block-sizes", "2",
+    both = json.loads(cli("bench", "--json", "--repeats", "1", "--max-new-tokens", "6", "--ks", "2",
                           "--drafters", "ar,lookup").stdout)
     assert set(both) == {"workloads"} and set(both["workloads"]) == {"prose", "code"}
     for workload, out in both["workloads"].items():

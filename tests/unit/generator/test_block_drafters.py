@@ -17,7 +17,7 @@ def token(models, text: str) -> int:
 
 
 def scores(models, name: str, prompt: str, words: list[str]) -> dict:
-    g = Generation(models, prompt, Settings(drafter=name, block_size=len(words)))
+    g = Generation(models, prompt, Settings(drafter=name, k=len(words)))
     return g.drafter.score(g.committed, [token(models, w) for w in words])
 
 
@@ -57,7 +57,7 @@ def test_markov_head_makes_position_k_depend_on_the_token_at_k_minus_1(models):
 
 
 def test_dspark_hands_the_verifier_the_corrected_distribution(models):
-    s = Settings(drafter="dspark", verifier="sampling", block_size=4, max_new_tokens=8, seed=3,
+    s = Settings(drafter="dspark", verifier="sampling", k=4, max_new_tokens=8, seed=3,
                  sampling=SamplingSettings(temperature=1.0))
     g = Generation(models, DIALOGUE, s)
     committed = list(g.committed)
@@ -81,14 +81,14 @@ def test_dloop_is_lossless_at_every_threshold(models, plain, threshold):
     # is checked, and random thresholds on random prompts are tests/properties/test_fuzz.py's
     for prompt in PROMPTS[THRESHOLDS.index(threshold)::len(THRESHOLDS)]:
         for name in ("dloop", "dloop-plain"):
-            s = Settings(drafter=name, block_size=4, max_new_tokens=24, loop_threshold=threshold, max_stages=3)
+            s = Settings(drafter=name, k=4, max_new_tokens=24, loop_threshold=threshold, max_stages=3)
             assert Generation(models, prompt, s).run().new_ids == plain[prompt], (name, threshold, prompt)
 
 
 @pytest.mark.parametrize("threshold", [-0.5, -3.0, -1e9])
 def test_dloop_gate_follows_the_threshold_and_commits_at_most_s_k_plus_1(models, threshold):
     S, k = 3, 4
-    s = Settings(drafter="dloop", block_size=k, max_new_tokens=40, loop_threshold=threshold, max_stages=S)
+    s = Settings(drafter="dloop", k=k, max_new_tokens=40, loop_threshold=threshold, max_stages=S)
     trace = Generation(models, PROMPTS[1], s).run()
     for r in trace.rounds:
         stages = r.drafter_info["stages"]
@@ -101,7 +101,7 @@ def test_dloop_gate_follows_the_threshold_and_commits_at_most_s_k_plus_1(models,
 
 
 def test_dspark_exposes_confidence_and_prefix_survival(models):
-    r = Generation(models, PROMPTS[0], Settings(drafter="dspark", block_size=6)).step()
+    r = Generation(models, PROMPTS[0], Settings(drafter="dspark", k=6)).step()
     c, a = r.drafter_info["confidence"], r.drafter_info["survival"]
     assert len(c) == len(a) == 6 and all(0 < x < 1 for x in c)
     assert a[0] == pytest.approx(c[0]) and a[2] == pytest.approx(c[0] * c[1] * c[2])

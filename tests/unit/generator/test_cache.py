@@ -23,7 +23,7 @@ def test_logits_after_a_crop_equal_a_fresh_forward(models):
 
 
 def test_every_round_leaves_the_newest_committed_token_unprocessed(models):
-    g = Generation(models, "Elinor was not inclined to", Settings(drafter="ar", block_size=4, max_new_tokens=30))
+    g = Generation(models, "Elinor was not inclined to", Settings(drafter="ar", k=4, max_new_tokens=30))
     for r in g.run().rounds:
         assert r.processed_after == r.committed_after - 1
         assert r.committed_after - r.committed_before == len(r.emitted)

@@ -77,11 +77,11 @@ def assert_same_state(g: Generation, k: int):
 
 def run_and_compare(models, prompt: str, settings: Settings, rounds: int):
     g = Generation(models, prompt, settings)
-    assert_same_state(g, settings.block_size)
+    assert_same_state(g, settings.k)
     for _ in range(rounds):
         if g.step() is None:
             break
-        assert_same_state(g, settings.block_size)
+        assert_same_state(g, settings.k)
     return g
 
 
@@ -95,7 +95,7 @@ def tiny():
 @pytest.mark.parametrize("verifier", ["greedy", "sampling"])
 def test_after_every_round_the_drafter_is_a_fresh_one_primed_on_the_committed_text(tiny, drafter, k, verifier):
     # the longest prompt the context allows, so the last rounds run at its end
-    s = Settings(drafter=drafter, verifier=verifier, block_size=k, max_new_tokens=12, seed=3,
+    s = Settings(drafter=drafter, verifier=verifier, k=k, max_new_tokens=12, seed=3,
                  sampling=SamplingSettings(temperature=1.0), loop_threshold=GATE_OPEN, max_stages=2)
     g = run_and_compare(tiny, "a b c d " * 20, s, rounds=12)
     assert len(g.committed) == tiny.max_context - k - 1 or g.committed[-1] == tiny.eos_id or g.done
@@ -104,7 +104,7 @@ def test_after_every_round_the_drafter_is_a_fresh_one_primed_on_the_committed_te
 @pytest.mark.parametrize("drafter", ["ar", "dflash", "dloop"])
 def test_the_embedded_drafters_keep_their_state_to_the_end_of_the_context(models, drafter):
     k = 32
-    s = Settings.greedy(drafter, 8, block_size=k, loop_threshold=GATE_OPEN, max_stages=2)
+    s = Settings.greedy(drafter, 8, k=k, loop_threshold=GATE_OPEN, max_stages=2)
     g = run_and_compare(models, "It was a bright cold day in April, and the clocks were striking. " * 60, s, rounds=2)
     assert len(g.committed) > models.max_context - 8 - k - 1   # the rounds ran near the context's end
 

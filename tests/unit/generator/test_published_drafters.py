@@ -56,7 +56,7 @@ def published(models, folders):
 
 
 def run(models, drafter: str, prompt: str, k: int = BLOCK - 1, new: int = NEW):
-    return Generation(models, prompt, Settings.greedy(drafter, new, block_size=k)).run()
+    return Generation(models, prompt, Settings.greedy(drafter, new, k=k)).run()
 
 
 def test_each_layout_is_detected_and_named(published):
@@ -146,10 +146,10 @@ def test_deepspec_markov_head_adds_w2_w1_of_the_previous_token(published, folder
     and base_i from the same backbone without the heads (the deepspec-plain checkpoint)."""
     raw = load_file(folders / "deepspec" / "model.safetensors")
     w1, w2 = (raw[f"markov_head.markov_w{i}.weight"].to(published.device) for i in (1, 2))
-    g = Generation(published, PROMPTS[0], Settings.greedy("deepspec", 8, block_size=3))
+    g = Generation(published, PROMPTS[0], Settings.greedy("deepspec", 8, k=3))
     tokens = [11, 13, 267]
     spark = g.drafter.score(g.committed, tokens)["sequential_dists"]
-    g_plain = Generation(published, PROMPTS[0], Settings.greedy("deepspec-plain", 8, block_size=3))
+    g_plain = Generation(published, PROMPTS[0], Settings.greedy("deepspec-plain", 8, k=3))
     base = g_plain.drafter.score(g_plain.committed, tokens)["marginal_dists"].log()
     prev = [g.committed[-1]] + tokens[:-1]
     expected = torch.softmax(base + w1[prev] @ w2.T, -1)

@@ -21,12 +21,12 @@ from tests.paths import ROOT
 STREAMLIT_CONFIG = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
 PROMPT = "He said, he said, he said, the best way to learn is to"
 RECORDED = {   # name -> settings: each verifier, a drafter with stages and confidences, plain decoding
-    "greedy-ar": Settings.greedy("ar", 16, block_size=4),
-    "sampling-dspark": Settings(drafter="dspark", verifier="sampling", block_size=3, max_new_tokens=8,
+    "greedy-ar": Settings.greedy("ar", 16, k=4),
+    "sampling-dspark": Settings(drafter="dspark", verifier="sampling", k=3, max_new_tokens=8,
                                 sampling=SamplingSettings(temperature=0.9), seed=3),
-    "match-lookup": Settings(drafter="lookup", verifier="match", block_size=3, max_new_tokens=8,
+    "match-lookup": Settings(drafter="lookup", verifier="match", k=3, max_new_tokens=8,
                              sampling=SamplingSettings(temperature=0.7), seed=1),
-    "greedy-dloop": Settings.greedy("dloop", 8, block_size=2, loop_threshold=-50.0),
+    "greedy-dloop": Settings.greedy("dloop", 8, k=2, loop_threshold=-50.0),
     "plain": Settings.greedy(None, 4),
 }
 
@@ -122,8 +122,8 @@ def test_the_verifiers_record_must_agree_with_what_it_kept(recorded):
 def test_types_are_strict_and_unknown_fields_are_refused(recorded):
     flag = edited(recorded["greedy-ar"], lambda d: d["rounds"][0]["q"].__setitem__(0, True))
     assert refusal(flag) == "round 1: q[0] should be a valid number, not True"
-    text = edited(recorded["greedy-ar"], lambda d: d["settings"].__setitem__("block_size", "4"))
-    assert refusal(text) == "settings: block_size should be a valid integer, not '4'"
+    text = edited(recorded["greedy-ar"], lambda d: d["settings"].__setitem__("k", "4"))
+    assert refusal(text) == "settings: k should be a valid integer, not '4'"
     extra = edited(recorded["greedy-ar"], lambda d: d["rounds"][1].__setitem__("script", "<b>"))
     assert refusal(extra) == "round 2: script is not part of a specviz trace"
     gone = edited(recorded["greedy-ar"], lambda d: d.pop("vocab_size"))
@@ -153,7 +153,7 @@ def test_a_trace_longer_than_the_hosts_limit_is_refused(recorded):
 
 
 def test_the_engine_records_only_a_round_that_follows_from_the_ones_before(models):
-    g = Generation(models, PROMPT, Settings.greedy("ar", 6, block_size=2))
+    g = Generation(models, PROMPT, Settings.greedy("ar", 6, k=2))
     first = g.step()
     again = Round(**asdict(first))   # the same round once more: its counts no longer follow
     with pytest.raises(ValueError, match=r"^round 2: index 0 should be 1"):
@@ -173,7 +173,7 @@ def largest_trace(texts: list[str], limits: Limits = Limits(), stages_: int = 3,
     vocabulary's longest, every number as long as the engine writes one; the prompt fills the
     context the answer leaves (512 - 128 - 16 - 1 tokens) and the prompt box."""
     widest, other = sorted(range(1, len(texts)), key=lambda i: (len(json.dumps(texts[i])), i))[-2:]
-    new, block = limits.max_new_tokens, limits.max_block_size
+    new, block = limits.max_new_tokens, limits.max_k
     prompt_ids = [0] + [widest] * (512 - new - block - 2)
     row = [[widest, texts[widest], 0.12346]] * top_k
     rounds, committed = [], len(prompt_ids)
@@ -193,7 +193,7 @@ def largest_trace(texts: list[str], limits: Limits = Limits(), stages_: int = 3,
                           "threshold": -2.0, "max_stages": stages_, "confidence": [LONG] * k,
                           "survival": [LONG] * k, "confidence_logit": [-LONG] * k}))
         committed += 1
-    s = Settings.greedy("dloop", new, block_size=block, max_stages=stages_)
+    s = Settings.greedy("dloop", new, k=block, max_stages=stages_)
     return dict(prompt="é" * limits.max_prompt_chars, settings=asdict(s), prompt_ids=prompt_ids, prefill_ms=LONG,
                 vocab_size=len(texts), top_k=top_k, rounds=rounds, prompt_tokens=[texts[widest]] * len(prompt_ids),
                 notices=["The prompt was 2000 tokens; only its last 365 were kept (context 512 tokens, "

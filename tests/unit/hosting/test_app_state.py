@@ -48,7 +48,7 @@ def test_a_link_accepts_k_exactly_as_far_as_each_pages_slider_goes():
     assert from_params({"k": "12"}, DRAFTERS)[0].k == 12
     s, errors = from_params({"k": "14"}, DRAFTERS)
     assert s.k == LessonSettings().k and errors == ["block size k must be between 1 and 12, got 14"]
-    assert from_params({"k": "12"}, DRAFTERS, limits=Limits(max_block_size=8))[1] == [
+    assert from_params({"k": "12"}, DRAFTERS, limits=Limits(max_k=8))[1] == [
         "block size k must be between 1 and 8, got 12"]            # a host's lower limit still wins
     assert {page: most_k(page) for page in ("draft", "home", "budget", "dloop", "cost", "inside")} == {
         "draft": 12, "home": 8, "budget": 6, "dloop": 8, "cost": 12, "inside": 8}

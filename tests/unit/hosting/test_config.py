@@ -37,7 +37,7 @@ def test_the_example_offers_the_embedded_set_with_class_sized_limits():
     c = load_config(EXAMPLE)
     assert list(c.sets) == ["embedded"] and c.default == "embedded"
     assert c.sets["embedded"].embedded and c.sets["embedded"].device == "auto"
-    assert c.limits == Limits(max_new_tokens=128, max_prompt_chars=2000, max_block_size=16)
+    assert c.limits == Limits(max_new_tokens=128, max_prompt_chars=2000, max_k=16)
     assert c.allow_download is False
 
 
@@ -79,7 +79,7 @@ def test_trust_remote_code_is_off_unless_the_host_turns_it_on(tmp_path):
     ('[sets.embedded]\nembedded = true\ndevcie = "cpu"\n', "unknown key sets.embedded.devcie"),
     ('[sets.embedded]\nembedded = true\ndevice = "gpu"\n', "sets.embedded.device must be one of"),
     ('[sets.embedded]\nembedded = true\ndtype = "int8"\n', "sets.embedded.dtype must be one of"),
-    ('[limits]\nmax_block_size = 33\n', "limits.max_block_size must be a whole number from 1 to 32"),
+    ('[limits]\nmax_k = 33\n', "limits.max_k must be a whole number from 1 to 32"),
     ('[limits]\nmax_prompt_chars = "2000"\n', "limits.max_prompt_chars must be a whole number"),
     ('[sets.q]\ntarget = "Qwen/Qwen2.5-0.5B"\ntrust_remote_code = "yes"\n', "sets.q.trust_remote_code must be true or false"),
     ('[sets.q]\ndrafters = {}\n', "sets.q.target is missing"),
@@ -154,7 +154,7 @@ def test_a_foreign_pair_by_path_decodes_exactly_like_its_target(tmp_path, models
     prompt = "It is a truth universally acknowledged, that"
     plain = Generation(models, prompt, Settings(drafter=None, max_new_tokens=20)).run().new_ids
     for drafter in ("small", "lookup"):
-        assert Generation(m, prompt, Settings(drafter=drafter, block_size=3, max_new_tokens=20)).run().new_ids == plain
+        assert Generation(m, prompt, Settings(drafter=drafter, k=3, max_new_tokens=20)).run().new_ids == plain
 
 
 def test_a_drafter_with_another_vocabulary_is_refused_by_name(tmp_path):
@@ -194,16 +194,16 @@ def test_on_a_gpu_the_embedded_set_stays_float32_and_cudnn_attention_is_off():
 # --- limits ---------------------------------------------------------------------------------------
 
 def test_within_the_limits_there_is_nothing_to_say():
-    assert check_limits(Limits(), "The best way to learn is to", Settings(block_size=16, max_new_tokens=128)) == []
+    assert check_limits(Limits(), "The best way to learn is to", Settings(k=16, max_new_tokens=128)) == []
 
 
 def test_each_limit_exceeded_gets_its_own_message_with_the_numbers():
-    messages = check_limits(Limits(max_new_tokens=64, max_prompt_chars=10, max_block_size=8),
-                            "x" * 2500, Settings(block_size=9, max_new_tokens=65))
+    messages = check_limits(Limits(max_new_tokens=64, max_prompt_chars=10, max_k=8),
+                            "x" * 2500, Settings(k=9, max_new_tokens=65))
     assert messages == ["The prompt is 2,500 characters; this server accepts at most 10.",
                         "Max new tokens 65 is above this server's limit of 64 per run.",
                         "Block size 9 is above this server's limit of 8 proposals per round."]
 
 
 def test_plain_decoding_is_not_held_to_the_block_size_limit():
-    assert check_limits(Limits(max_block_size=2), "Hi", Settings(drafter=None, block_size=4)) == []
+    assert check_limits(Limits(max_k=2), "Hi", Settings(drafter=None, k=4)) == []

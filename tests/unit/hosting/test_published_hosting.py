@@ -58,7 +58,7 @@ def test_published_drafters_load_from_the_config_with_their_kind_and_a_dloop_var
     assert (chat_set.kind("zlab"), chat_set.kind("spark")) == ("DFlash · z-lab", "DSpark · DeepSpec")
     assert chat_set.block_drafters() == ["zlab", "spark"] and chat_set.block_drafters(confidence=True) == ["spark"]
     assert chat_set.looping == ("zlab-dloop", "spark-dloop")
-    r = Generation(chat_set, "Hello", Settings.greedy("spark-dloop", 12, block_size=3, loop_threshold=-1e9)).step()
+    r = Generation(chat_set, "Hello", Settings.greedy("spark-dloop", 12, k=3, loop_threshold=-1e9)).step()
     assert len(r.drafter_info["stages"]) == 3   # an always-open gate runs every stage
 
 
@@ -79,17 +79,17 @@ def test_a_chat_target_reads_the_prompt_through_its_template_with_thinking_off(c
 def test_greedy_stays_lossless_through_the_template(chat_set):
     plain = Generation(chat_set, "Hello there", Settings.greedy(None, 16)).run().new_ids
     for d in ("zlab", "spark", "zlab-dloop"):
-        assert Generation(chat_set, "Hello there", Settings.greedy(d, 16, block_size=3)).run().new_ids == plain, d
+        assert Generation(chat_set, "Hello there", Settings.greedy(d, 16, k=3)).run().new_ids == plain, d
 
 
 @pytest.mark.slow   # a process of its own, loading torch and the set
 def test_the_command_line_runs_a_configured_set_as_the_app_does(host, chat_set):
     out = subprocess.run([sys.executable, "-m", "specviz", "generate", "--config", str(host / "specviz.toml"),
-                          "--set", "chat", "--drafter", "spark", "--prompt", "Hello there", "--block-size", "3",
+                          "--set", "chat", "--drafter", "spark", "--prompt", "Hello there", "-k", "3",
                           "--max-new-tokens", "10", "--temperature", "0", "--json"],
                          capture_output=True, text=True, check=True)
     ran = json.loads(out.stdout)
-    here = Generation(chat_set, "Hello there", Settings.greedy("spark", 10, block_size=3)).run()
+    here = Generation(chat_set, "Hello there", Settings.greedy("spark", 10, k=3)).run()
     assert ran["new_token_ids"] == here.new_ids and ran["prompt_token_ids"] == here.prompt_ids
     assert [r["proposed"] for r in ran["rounds"]] == [r.proposed for r in here.rounds]
 
@@ -99,7 +99,7 @@ def test_the_command_line_refuses_what_the_host_refuses(host):
     def run(*extra):
         return subprocess.run([sys.executable, "-m", "specviz", "generate", "--config", str(host / "specviz.toml"),
                                "--prompt", "Hello", *extra], capture_output=True, text=True)
-    r = run("--set", "chat", "--drafter", "zlab", "--block-size", "20")
+    r = run("--set", "chat", "--drafter", "zlab", "-k", "20")
     assert r.returncode != 0 and "Block size 20 is above this server's limit of 16" in r.stderr
     r = run("--set", "bad")
     assert r.returncode != 0 and "model set 'bad': drafter flash" in r.stderr

@@ -16,7 +16,7 @@ def test_stages_per_round_count_dloop_drafting_again(models):
     # a gate of -50 passes whatever the drafter proposes, so every round drafts max_stages = 3
     # stages; one-stage drafters report 1
     res = bench(models, ["dspark", "dloop"], [2], max_new_tokens=12, repeats=1, prompts=["The best way to learn is to"],
-                loop_block_sizes=[2], thresholds=[-50.0])
+                loop_ks=[2], thresholds=[-50.0])
     assert res["methods"]["dspark"]["stages"] == 1
     assert res["methods"]["dloop"]["stages"] > 2
     assert res["greedy_mismatches"] == []

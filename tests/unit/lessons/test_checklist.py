@@ -15,7 +15,7 @@ PROMPT = "The best way to learn is to"
 @pytest.fixture(scope="module")
 def measured(models) -> dict:
     """A real, short measurement (one counted run a side) as lesson 8 stores it: greedy, so lossless."""
-    settings = Settings.greedy("ar", 6, block_size=3)
+    settings = Settings.greedy("ar", 6, k=3)
     return {"prompt": PROMPT, "settings": settings, **cost.measure(models, PROMPT, settings, repeats=1)}
 
 

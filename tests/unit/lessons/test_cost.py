@@ -62,7 +62,7 @@ def test_width_probe_times_every_width_on_the_running_target(models):
 
 
 def test_a_live_measurement_runs_both_sides_on_the_real_engine(models):
-    res = measure(models, "The best way to learn is to", Settings.greedy("ar", 8, block_size=3), repeats=3)
+    res = measure(models, "The best way to learn is to", Settings.greedy("ar", 8, k=3), repeats=3)
     for side in ("plain", "speculative"):
         assert len(res[side]["runs_ms"]) == 3 and res[side]["ms_per_token"].n == 3
         assert res[side]["costs"]["tokens"] == 8 and res[side]["trace"].new_ids

@@ -220,7 +220,7 @@ def test_lesson2s_sampled_continuations_of_every_preset_read_as_words_and_p_and_
     for prompt in PRESETS:
         for d in (None, drafter):
             for seed in (1, 2, 3):
-                g = Generation(models, prompt, Settings(drafter=d, verifier="sampling", block_size=4, max_new_tokens=20,
+                g = Generation(models, prompt, Settings(drafter=d, verifier="sampling", k=4, max_new_tokens=20,
                                                         sampling=READABLE, seed=seed))
                 g.run()
                 assert word_share(g.text(), words) >= 0.6, (prompt, d, seed, g.text())

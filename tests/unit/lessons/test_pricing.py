@@ -151,7 +151,7 @@ def test_a_cheaper_check_never_lowers_the_speedup_of_the_same_rounds(rounds, ste
 
 
 def test_the_rounds_of_a_real_measurement_priced_on_this_machine_cost_what_each_run_measured(models):
-    res = measure(models, "The best way to learn is to", Settings.greedy("dspark", 12, block_size=3), repeats=2)
+    res = measure(models, "The best way to learn is to", Settings.greedy("dspark", 12, k=3), repeats=2)
     c = regimes(res, LARGE_GPU)
     measured = [run["ms_per_token"] for run in res["speculative"]["runs_costs"]]
     assert [p.ms_per_token for p in c.here] == pytest.approx(measured, rel=1e-9)
@@ -165,7 +165,7 @@ def test_the_rounds_of_a_real_measurement_priced_on_this_machine_cost_what_each_
 def test_a_gpu_host_measures_its_own_profile_the_same_way():
     from specviz.generator.models import load_embedded
     models = load_embedded("cuda")
-    res = measure(models, "The best way to learn is to", Settings.greedy("dspark", 16, block_size=4), repeats=3)
+    res = measure(models, "The best way to learn is to", Settings.greedy("dspark", 16, k=4), repeats=3)
     c = regimes(res, LARGE_GPU, "this GPU")
     assert c.here_median.label == "priced, this GPU (measured)"
     measured = [run["ms_per_token"] for run in res["speculative"]["runs_costs"]]

@@ -13,7 +13,7 @@ PROMPT = "The best way to learn is to"
 
 
 def test_races_repeat_and_the_median_race_is_replayed(models):
-    res = race.run(models, PROMPT, Settings.greedy("ar", 12, block_size=3), races=3)
+    res = race.run(models, PROMPT, Settings.greedy("ar", 12, k=3), races=3)
     assert len(res["races"]) == 3 and res["speedup"].n == 3
     speedups = [p.ms_per_token / s.ms_per_token for p, s in res["races"]]
     assert res["speedup"].low == min(speedups) and res["speedup"].high == max(speedups)
@@ -23,7 +23,7 @@ def test_races_repeat_and_the_median_race_is_replayed(models):
 
 
 def test_the_verdict_compares_tokens_per_round_with_the_round_in_steps(models):
-    plain, spec = race.finish(race.start(models, PROMPT, Settings.greedy("ar", 12, block_size=3)))
+    plain, spec = race.finish(race.start(models, PROMPT, Settings.greedy("ar", 12, k=3)))
     v = race.verdict(plain, spec)
     assert v["tokens_per_round"] == len(spec.texts) / len(spec.marks)
     assert 1.0 <= v["tokens_per_round"] <= 4.0          # one correction or bonus, at most k + 1
@@ -31,9 +31,9 @@ def test_the_verdict_compares_tokens_per_round_with_the_round_in_steps(models):
 
 
 def test_the_opening_setting_is_the_fastest_measured(models):
-    best = race.fastest_setting(models, PROMPT, ["ar", "lookup"], block_sizes=(2, 4), tokens=8)
+    best = race.fastest_setting(models, PROMPT, ["ar", "lookup"], ks=(2, 4), tokens=8)
     assert set(best["tried"]) == {"ar k=2", "ar k=4", "lookup k=2", "lookup k=4"}
-    label = f"{best['drafter']} k={best['block_size']}"
+    label = f"{best['drafter']} k={best['k']}"
     assert best["tried"][label] == best["speedup"]
     assert best["speedup"].median == max(s.median for s in best["tried"].values())
 
@@ -136,7 +136,7 @@ def found(tried: dict, tokens: int = 24) -> dict:
     """What race.fastest_setting returns for these measured settings: the highest median is chosen."""
     name = max(tried, key=lambda n: tried[n].median)
     drafter, k = name.rsplit(" k=", 1)
-    return {"drafter": drafter, "block_size": int(k), "speedup": tried[name], "tokens": tokens, "tried": tried}
+    return {"drafter": drafter, "k": int(k), "speedup": tried[name], "tokens": tokens, "tried": tried}
 
 
 def test_a_setting_is_called_the_fastest_only_when_its_range_clears_every_other():
@@ -299,7 +299,7 @@ def measured(**tried) -> dict:
     spreads = {name.replace("_k", " k="): Spread(*v, 3) for name, v in tried.items()}
     name = max(spreads, key=lambda n: spreads[n].median)
     drafter, k = name.rsplit(" k=", 1)
-    return {"drafter": drafter, "block_size": int(k), "speedup": spreads[name], "tokens": 24, "tried": spreads}
+    return {"drafter": drafter, "k": int(k), "speedup": spreads[name], "tokens": 24, "tried": spreads}
 
 
 def test_the_race_opens_on_dspark_within_the_noise_of_the_best_and_on_the_best_beyond_it():

@@ -24,7 +24,7 @@ class CountingLock:
 
 def started(models, max_new_tokens=8, lock=None) -> Stepper:
     s = Stepper(lock=lock or contextlib.nullcontext)
-    assert s.start(models, PROMPT, Settings.greedy("ar", max_new_tokens, block_size=3))
+    assert s.start(models, PROMPT, Settings.greedy("ar", max_new_tokens, k=3))
     return s
 
 

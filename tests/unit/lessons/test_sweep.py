@@ -368,8 +368,8 @@ def test_lesson6_opens_where_a_second_stage_adds_tokens_with_the_shipped_drafter
     cost there. At sweep.OPENING the loop-aware drafter's gate opens and its checks commit more tokens
     with three stages than with one (greedy, the same 32 tokens either way)."""
     o = OPENING
-    one = Generation(models, o["prompt"], Settings.greedy("dloop", 32, block_size=o["k"], max_stages=1)).run()
-    looped = Generation(models, o["prompt"], Settings.greedy("dloop", 32, block_size=o["k"], loop_threshold=o["g"],
+    one = Generation(models, o["prompt"], Settings.greedy("dloop", 32, k=o["k"], max_stages=1)).run()
+    looped = Generation(models, o["prompt"], Settings.greedy("dloop", 32, k=o["k"], loop_threshold=o["g"],
                                                             max_stages=3)).run()
     assert looped.new_ids == one.new_ids
     stages = sum(len(r.drafter_info["stages"]) for r in looped.rounds) / len(looped.rounds)

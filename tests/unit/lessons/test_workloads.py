@@ -47,11 +47,11 @@ def test_greedy_speculation_on_code_prompts_is_the_targets_own_output(models):
     for prompt in WORKLOADS["code"][:3]:
         plain = Generation(models, prompt, Settings.greedy(None, 16)).run().new_ids
         for drafter in ("ar", "dflash", "dspark", "dloop"):
-            assert Generation(models, prompt, Settings.greedy(drafter, 16, block_size=4)).run().new_ids == plain, drafter
+            assert Generation(models, prompt, Settings.greedy(drafter, 16, k=4)).run().new_ids == plain, drafter
 
 
 def test_the_comparison_measures_both_workloads_with_one_drafter(models):
-    res = compare(models, Settings.greedy("dspark", 8, block_size=4), repeats=1, prompts=1)
+    res = compare(models, Settings.greedy("dspark", 8, k=4), repeats=1, prompts=1)
     assert set(res) == {"prose", "code"}
     for w in res.values():
         assert w["speedup"]["runs"] == 1 and w["speedup"]["median"] > 0

@@ -21,7 +21,7 @@ SHAPES = {SVG + kind for kind in ("svg", "rect", "line", "text")}   # what Power
 def a_round(models):
     """One real round on the embedded models, after a prompt of markup."""
     drafter = list(models.drafter_models)[0]
-    gen = Generation(models, PROMPT, Settings.greedy(drafter, 8, block_size=4))
+    gen = Generation(models, PROMPT, Settings.greedy(drafter, 8, k=4))
     return gen, gen.step()
 
 
