@@ -3,8 +3,8 @@
 A race that opens on a setting this machine cannot win teaches the opposite of the lesson, and which
 setting wins depends on the machine and on what else runs on it. So once a server's models have
 loaded, a thread of its own races every drafter at k = 2, 3 and 4 against plain decoding under the
-engine lock (specviz.lessons.race.fastest_setting), and the home race opens on what it found
-(race.opening_choice): DSpark when it is within the noise of the best. A student's click never pays
+engine lock (specviz.lessons.home.fastest_setting), and the home race opens on what it found
+(home.opening_choice): DSpark when it is within the noise of the best. A student's click never pays
 for it: a race pressed while it runs is kept, as one pressed while the models load (appkit.waiting),
 and runs once it is done, a note saying meanwhile that it waits.
 
@@ -46,14 +46,14 @@ def measurement(set_name: str, device: str) -> Background:
     def measure():
         m, _ = load.wait()   # first: the load waits for the engine's code (appkit.engine_code), and a second
         from specviz.generator.threads import fit_threads   # thread importing transformers beside it breaks it
-        from specviz.lessons import race
+        from specviz.lessons import home
         from specviz.lessons.presets import PRESETS
         with engine():
             fit_threads(m)   # the cores free now, as a race fits them
         # the lock run by run: a student's click gets in between two runs rather than waiting for them all
-        best = race.fastest_setting(m, PRESETS[0], list(m.drafter_models), ks=race.OPENING_KS,
+        best = home.fastest_setting(m, PRESETS[0], list(m.drafter_models), ks=home.OPENING_KS,
                                     progress=_stop_if_stopping, guard=engine)
-        return best, race.opening_choice(best, m.block_drafters(markov=True))
+        return best, home.opening_choice(best, m.block_drafters(markov=True))
     job = Background(measure, name=f"opening race of {set_name} on {device}", start=False)
     atexit.register(_stop, job)
     return job

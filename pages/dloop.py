@@ -8,7 +8,7 @@ import appkit
 from specviz.generator.engine import Generation
 from specviz.generator.settings import Settings
 from specviz.lessons.presets import PRESETS
-from specviz.lessons import pricing, sweep
+from specviz.lessons import pricing, dloop
 from specviz.viz import stages, tokens
 
 S = st.session_state
@@ -28,11 +28,11 @@ appkit.header(
 st.subheader("S·k + 1 against S(k + 1)")
 c1, c2 = st.columns(2)
 appkit.default(K.S, 3)
-# where a second stage adds tokens with the shipped drafters (sweep.OPENING, measured there)
-appkit.default(K.k, sweep.OPENING["k"])
+# where a second stage adds tokens with the shipped drafters (dloop.OPENING, measured there)
+appkit.default(K.k, dloop.OPENING["k"])
 S_ = c1.slider("stages S", 1, 6, key=K.S)
 k = appkit.block_slider(c2, "proposals per stage k", "dloop")
-b = sweep.bonus_bound(S_, k)
+b = dloop.bonus_bound(S_, k)
 m1, m2, m3 = st.columns(3)
 m1.metric("one check of S stages commits at most", f"S·k+1 = {b['one_check']}")
 m2.metric("S separate checks commit at most", f"S(k+1) = {b['separate_checks']}")
@@ -53,8 +53,8 @@ if not loops:
 
 st.subheader("One round, stage by stage")
 c1, c2 = st.columns(2)   # halves: the drafters' labels are long, and a projector's 1024 pixels cut a narrow box
-appkit.default(K.prompt, sweep.OPENING["prompt"])
-appkit.default(K.g, sweep.OPENING["g"])
+appkit.default(K.prompt, dloop.OPENING["prompt"])
+appkit.default(K.g, dloop.OPENING["g"])
 appkit.default(K.drafter, loops[0])
 c1.selectbox("Prompt", PRESETS, key=K.prompt, format_func=appkit.prompt_label)
 c2.selectbox("Drafter", loops, key=K.drafter, format_func=appkit.drafter_label)
@@ -81,7 +81,7 @@ if "dloop_round" in S:
     st.markdown(tokens.summary(r) + ".")
 
 st.subheader("A live sweep of g, with and without loop-aware training")
-appkit.default(K.sweep, sweep.OPENING["sweep"])
+appkit.default(K.sweep, dloop.OPENING["sweep"])
 chosen = st.multiselect("thresholds", THRESHOLDS, key=K.sweep)
 st.caption("Plain decoding, each drafter with one stage a round, and each drafter at every chosen g, for the prompt, "
            f"k and S above: {REPEATS} runs each after an uncounted warm-up, alternated so that a busy moment of a "
@@ -91,7 +91,7 @@ st.caption("Plain decoding, each drafter with one stage a round, and each drafte
 def run_sweep(bar):
     start = time.perf_counter()
     with appkit.engine():
-        res = sweep.threshold_sweep(m, S[K.prompt], loops, sorted(chosen), k=S[K.k],
+        res = dloop.threshold_sweep(m, S[K.prompt], loops, sorted(chosen), k=S[K.k],
                                     max_stages=S[K.S], max_new_tokens=appkit.new_tokens(32), repeats=REPEATS,
                                     progress=lambda done, total, name: bar.progress(
                                         done / total, f"Run {done + 1} of {total}: {name}…"),
@@ -112,14 +112,14 @@ if revealed and "dloop_sweep" in S:
                f"k = {res['k']}, S = {res['S']}.")
     st.plotly_chart(stages.sweep_figure(res, appkit.drafter_label), key="dloop_fig",
                     config=appkit.chart_config("lesson6-threshold-sweep"))
-    st.table(pd.DataFrame(stages.sweep_rows(res, appkit.drafter_label)), hide_index=True)   # wraps to fit a projector
+    st.table(pd.DataFrame(dloop.sweep_rows(res, appkit.drafter_label)), hide_index=True)   # wraps to fit a projector
     st.caption(f"Plain decoding: {res['baseline']['ms_per_token']:.2f} ms/token on this machine. Stages per round "
                "above 1 are rounds in which the gate opened and DLoop drafted again before the check. Where two "
                "speedups' ranges overlap, their order is within this machine's noise.")
 if revealed:   # below the sweep, so that the answer is drawn after the run that counts its stages
-    st.markdown((sweep.stages_answer(S["dloop_sweep"], appkit.drafter_label) if "dloop_sweep" in S else
+    st.markdown((dloop.stages_answer(S["dloop_sweep"], appkit.drafter_label) if "dloop_sweep" in S else
                  "**Answer: more.** Run the sweep above to count the stages on this prompt.")
-                + " " + sweep.stages_reason(S.get("dloop_sweep"), appkit.drafter_label,
+                + " " + dloop.stages_reason(S.get("dloop_sweep"), appkit.drafter_label,
                                             S.get("dloop_sweep", {}).get("S")))
 
 st.subheader("Does a later stage earn its cost?")
@@ -131,10 +131,10 @@ st.markdown(f"“Every additional drafting stage must earn its cost” ({appkit.
 if not revealed or "dloop_sweep" not in S:
     st.info("Run the sweep above: the price comes from its runs.")
 else:
-    prices = sweep.stage_prices(S["dloop_sweep"])
-    st.table(pd.DataFrame(stages.price_rows(prices, appkit.drafter_label)), hide_index=True)
+    prices = dloop.stage_prices(S["dloop_sweep"])
+    st.table(pd.DataFrame(dloop.price_rows(prices, appkit.drafter_label)), hide_index=True)
     for d in S["dloop_sweep"]["one_stage"]:
-        st.markdown(stages.price_verdict(prices, d, appkit.drafter_label(d)))
+        st.markdown(dloop.price_verdict(prices, d, appkit.drafter_label(d)))
 
 st.subheader("The same stages on a hypothetical large target on a GPU")
 st.markdown("The paper's Table 2 was measured on a large target on a GPU, where checking several positions can be "
@@ -147,11 +147,11 @@ if not revealed or "dloop_sweep" not in S:
     st.info("Run the sweep above: both prices come from its rounds.")
 else:
     gpu = appkit.gpu_profile()
-    regimes = sweep.stage_in_regimes(S["dloop_sweep"], gpu, "this machine")
+    regimes = dloop.stage_in_regimes(S["dloop_sweep"], gpu, "this machine")
     for d in S["dloop_sweep"]["one_stage"]:
-        st.markdown(sweep.regime_verdict(regimes, d, appkit.drafter_label(d), "this machine",
+        st.markdown(dloop.regime_verdict(regimes, d, appkit.drafter_label(d), "this machine",
                                          "the large-target profile"))
-        st.table(pd.DataFrame(sweep.regime_rows(regimes, d)), hide_index=True)   # wraps to fit a projector
+        st.table(pd.DataFrame(dloop.regime_rows(regimes, d)), hide_index=True)   # wraps to fit a projector
     st.caption(f"Every “needs” and “pays” here is priced, not measured: “priced, this machine” with this machine's "
                f"costs from the sweep's runs (a range where its runs differ; “noise” where they disagree, or where a "
                f"range reaches zero), “priced, large target” with “{gpu.label}”.")
@@ -170,8 +170,8 @@ if res is None or not {"dloop", "dloop-plain"} <= set(res["one_stage"]):
     here.info("Run the sweep above with both DLoop drafters to measure the same three rows on this machine.")
 else:
     g = min(sorted({r["threshold"] for r in res["rows"]}), key=lambda t: abs(t - S[K.g]))  # nearest the g above
-    here.table(pd.DataFrame(stages.paper_rows(res, g)))
-    here.markdown(sweep.training_note(res, g))
+    here.table(pd.DataFrame(dloop.paper_rows(res, g)))
+    here.markdown(dloop.training_note(res, g))
     here.caption("“No loop” is the drafter without loop-aware training run one stage a round (DSpark's drafter). "
                  "Loop-aware training teaches the later stages to draft from the drafter's own hidden states where "
                  "the target's features are missing.")

@@ -15,7 +15,7 @@ from specviz.generator.trace import Trace
 from specviz.hosting.app_state import VERIFIER_LABELS, LessonSettings, cursor_params, from_params, read_cursor, to_params
 from specviz.lessons.presets import PRESETS
 from specviz.lessons.cursor import Cursor
-from specviz.lessons.stepping import Stepper
+from specviz.lessons.draft import Stepper
 from specviz.viz import cache, export, histories, stages, tokens
 
 S = st.session_state

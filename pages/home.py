@@ -16,9 +16,9 @@ K = appkit.keys("home")   # this page's session keys
 
 
 def race():
-    """specviz.lessons.race, imported where first used: it brings the engine and transformers' model
+    """specviz.lessons.home, imported where first used: it brings the engine and transformers' model
     classes, seconds of a server's first run, and a newcomer's first page draws without them."""
-    from specviz.lessons import race as module
+    from specviz.lessons import home as module
     return module
 
 

@@ -5,7 +5,7 @@ import streamlit as st
 import appkit
 from specviz.generator.settings import Settings
 from specviz.lessons.presets import PRESETS
-from specviz.lessons import checklist, cost, workloads
+from specviz.lessons import speedup, cost, workloads
 
 S = st.session_state
 COST = appkit.keys("cost")   # lesson 7's settings: this page measures what lesson 7 was set to
@@ -14,7 +14,7 @@ appkit.header(
     __file__,
     f"{appkit.CHECKS_AHEAD}, “Read a speedup together with its denominator” and its closing checklist.",
     "A speedup is a ratio: it means little without its **denominator** (the baseline) and the conditions it was "
-    f"measured under. Below, the {len(checklist.ITEMS) - 1} questions of that closing checklist, and a **result** "
+    f"measured under. Below, the {len(speedup.ITEMS) - 1} questions of that closing checklist, and a **result** "
     "row this app adds, are answered for the measurement this app just made and for figures the papers report. "
     "Look for the cells that say *not stated*: a claim can only "
     "transfer as far as its conditions are known.")
@@ -49,11 +49,11 @@ if revealed:   # the answer, and the reported rows: load reversing a gain, and t
                 "concurrency 32, DLoop gains about 4.5% against DSpark alone. “The operation's value changes with "
                 "its base drafter as well as load.” Each row below names its own denominator.")
 
-    ours = checklist.ours(m, res, appkit.drafter_label) if res else {i: "measure on this screen" for i in checklist.ITEMS}
+    ours = speedup.ours(m, res, appkit.drafter_label) if res else {i: "measure on this screen" for i in speedup.ITEMS}
     # one reported row at a time beside ours: five columns of sentences would not fit a projector's width
-    for tab, r in zip(st.tabs([r["source"] for r in checklist.REPORTED]), checklist.REPORTED):
-        tab.table(pd.DataFrame({"this app, measured now": [ours[i] for i in checklist.ITEMS],
-                                r["source"] + " · reported": [r[i] for i in checklist.ITEMS]}, index=checklist.ITEMS))
+    for tab, r in zip(st.tabs([r["source"] for r in speedup.REPORTED]), speedup.REPORTED):
+        tab.table(pd.DataFrame({"this app, measured now": [ours[i] for i in speedup.ITEMS],
+                                r["source"] + " · reported": [r[i] for i in speedup.ITEMS]}, index=speedup.ITEMS))
     st.caption(f"Reported rows quote the papers' own figures as {appkit.CHECKS_AHEAD} gives them; nothing here "
                "re-runs them. DLoop Table 2: looping raises acceptance length 4.86 → 6.06 yet lowers speedup "
                "3.17× → 2.90×; loop-aware training gives 7.50 and 3.68×.")

@@ -6,7 +6,7 @@ import appkit
 from specviz.generator.engine import Generation
 from specviz.generator.settings import Settings
 from specviz.lessons.presets import PRESETS
-from specviz.lessons import coupling
+from specviz.lessons import sampling
 from specviz.viz import distributions as figs
 from specviz.viz.charts import num
 
@@ -29,14 +29,14 @@ drafters = list(m.drafter_models)
 appkit.default(K.source, SOURCES[0])
 appkit.default(K.prompt, PRESETS[0])
 appkit.default(K.drafter, drafters[0])
-appkit.default(K.temp, coupling.READABLE.temperature)
+appkit.default(K.temp, sampling.READABLE.temperature)
 source = st.radio("Distributions from", SOURCES, horizontal=True, key=K.source)
 if source == SOURCES[0]:
     c1, c2, c3 = st.columns([2, 2, 1])
     c1.selectbox("Prompt", PRESETS, key=K.prompt, format_func=appkit.prompt_label)
     c2.selectbox("Drafter", drafters, key=K.drafter, format_func=appkit.drafter_label)
     c3.slider("Temperature", 0.1, 2.0, step=0.1, key=K.temp,
-              help=f"Both models sample from their {coupling.READABLE.top_k} likeliest tokens (top-k), so that "
+              help=f"Both models sample from their {sampling.READABLE.top_k} likeliest tokens (top-k), so that "
                    "sampled text reads as words; the rule holds for any such cut-off applied to both.")
     appkit.default(K.other, False)
     lump = st.toggle("Show the rest of the vocabulary as one “(other)” bar", key=K.other)
@@ -44,9 +44,9 @@ if source == SOURCES[0]:
     def distributions() -> dict:
         """p and q after the prompt, coarsened; {} when the drafter proposes nothing there."""
         with appkit.engine():
-            p_full, q_full = coupling.next_token_distributions(
-                m, S[K.prompt], S[K.drafter], coupling.readable(S[K.temp]))
-        return {} if q_full is None else coupling.coarse(p_full, q_full, m.token_text, n=5, other=lump)
+            p_full, q_full = sampling.next_token_distributions(
+                m, S[K.prompt], S[K.drafter], sampling.readable(S[K.temp]))
+        return {} if q_full is None else sampling.coarse(p_full, q_full, m.token_text, n=5, other=lump)
 
     dist = appkit.shared("sampling_dist", [m.name, str(m.device), S[K.prompt], S[K.drafter],
                                      S[K.temp], lump], distributions, "the models on this prompt")
@@ -70,8 +70,8 @@ else:
     try:
         edited = edited.dropna()
         dist = {"labels": [str(t) for t in edited["token"]],
-                "p": coupling.check_distribution([float(x) for x in edited["p"]], "p"),
-                "q": coupling.check_distribution([float(x) for x in edited["q"]], "q")}
+                "p": sampling.check_distribution([float(x) for x in edited["p"]], "p"),
+                "q": sampling.check_distribution([float(x) for x in edited["q"]], "q")}
     except (ValueError, TypeError) as e:
         st.error(f"Those numbers are not distributions: {e}.")
         appkit.stop()
@@ -90,7 +90,7 @@ c1.plotly_chart(figs.pq_bars(labels, p, q), key="sampling_pq")
 
 def sample_sentences():
     seed = S[K.gen_seed]
-    temp = coupling.readable(S[K.temp])
+    temp = sampling.readable(S[K.temp])
     plans = [("plain sampling", None, seed), ("speculative sampling", drafters[0], seed),
              ("speculative sampling", drafters[0], seed + 1)]
     out = []
@@ -110,7 +110,7 @@ if revealed:   # everything below carries the answer
                     f"0.4 × min(1, 0.2/0.4) = 0.4 × 0.5 = **{num(0.4 * 0.5)}**.")
     st.plotly_chart(figs.rebuild_bars(labels, p, q), key="sampling_rebuild",
                     config=appkit.chart_config("lesson2-rebuild-p"))
-    r = coupling.rebuild(p, q)
+    r = sampling.rebuild(p, q)
     st.markdown(f"Green: accepted proposals, q(x)·min(1, p(x)/q(x)) = **min(p(x), q(x))**; they add up to the "
                 f"acceptance rate **{r['accept_rate']:.3f}**. Orange: the remaining {1 - r['accept_rate']:.3f} of "
                 f"rounds reject and redraw from the residual, supplying **max(0, p(x) − q(x))**: exactly what the drafter "
@@ -118,12 +118,12 @@ if revealed:   # everything below carries the answer
 
     st.subheader("Draw it many times")
     n, seed = appkit.rounds_and_seed("sampling", [10, 100, 1000, 10000, 50000], 1000)
-    runs = {rule: coupling.simulate(p, q, n, rule, seed=seed) for rule in coupling.RULES}
-    freqs = {coupling.RULE_NAMES[rule]: coupling.histogram(runs[rule]["outputs"], len(p)) for rule in coupling.RULES}
+    runs = {rule: sampling.simulate(p, q, n, rule, seed=seed) for rule in sampling.RULES}
+    freqs = {sampling.RULE_NAMES[rule]: sampling.histogram(runs[rule]["outputs"], len(p)) for rule in sampling.RULES}
     st.plotly_chart(figs.convergence(labels, p, freqs, n), key="sampling_hist",
                     config=appkit.chart_config("lesson2-convergence"))
-    st.dataframe(pd.DataFrame(coupling.rule_rows(p, q, runs)), hide_index=True)
-    st.markdown(coupling.lossless_answer(p, q, runs))
+    st.dataframe(pd.DataFrame(sampling.rule_rows(p, q, runs)), hide_index=True)
+    st.markdown(sampling.lossless_answer(p, q, runs))
 
     st.subheader("Same distribution, different sentences")
     st.markdown("Equal distributions do not mean equal sentences. Speculative execution consumes random numbers "
@@ -144,6 +144,6 @@ if revealed:   # everything below carries the answer
         for name, text in out:
             st.markdown(f"**{name}:**")
             st.text(prompt + text)
-        appkit.result_caption("sampling_same_seed", coupling.same_seed_caption(out[0][1], out[1][1]))
+        appkit.result_caption("sampling_same_seed", sampling.same_seed_caption(out[0][1], out[1][1]))
 
 appkit.next_lesson(__file__)

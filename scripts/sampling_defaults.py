@@ -1,5 +1,5 @@
 """Which sampling settings make lesson 2's sampled continuations read as words, and what they do to
-lesson 2's figures. The figures of specviz.lessons.coupling.READABLE came from it.
+lesson 2's figures. The figures of specviz.lessons.sampling.READABLE came from it.
 
 Run from the repository root: `python -m scripts.sampling_defaults [first candidate]`. For each candidate (temperature,
 top-k, top-p) it samples, as lesson 2's "Sample three continuations" does, 20 new tokens after every
@@ -19,7 +19,7 @@ from specviz.generator.engine import Generation
 from specviz.generator.models import load_embedded
 from specviz.generator.sampling import SamplingSettings
 from specviz.generator.settings import Settings
-from specviz.lessons import coupling
+from specviz.lessons import sampling
 from specviz.lessons.presets import PRESETS
 from specviz.lessons.readable import word_share
 
@@ -49,7 +49,7 @@ for s in CANDIDATES:
                 worst = min(worst, (share, g.text()))
     accept, distance = [], []
     for prompt in PRESETS:
-        p, q = coupling.next_token_distributions(m, prompt, drafter, s)
+        p, q = sampling.next_token_distributions(m, prompt, drafter, s)
         accept.append(float(p.minimum(q).sum()))
         distance.append(float((p - q).abs().sum() / 2))
     row = {"temperature": s.temperature, "top_k": s.top_k, "top_p": s.top_p,

@@ -14,6 +14,8 @@ import argparse
 import json
 import sys
 
+from specviz.generator.drafters.names import DRAFTER_LABELS   # names only: no torch, no models
+
 
 def load():
     from specviz.generator.models import load_embedded
@@ -132,7 +134,7 @@ def cmd_profile(args):
         sys.exit(f"error: --max-width must be between 1 and 64, got {args.max_width}")
     from specviz.lessons.presets import PRESETS
     from specviz.lessons.budget import sps_table
-    from specviz.lessons.checklist import hardware
+    from specviz.lessons.speedup import hardware
     from specviz.generator.cpu_linear import report
     m = load()
     table = sps_table(m, PRESETS[0], args.max_width, repeats=args.repeats)
@@ -154,8 +156,8 @@ def cmd_profile(args):
 
 
 def cmd_train(args):
-    from specviz.training.recipe import run_stage
-    from specviz.training.schedule import STAGES, STEPS
+    from specviz.training.recipe import STAGES, STEPS
+    from specviz.training.stages import run_stage
     steps = {name: getattr(args, f"{name}_steps") for name in STEPS}
     for stage in STAGES if args.stage == "all" else [args.stage]:
         print(json.dumps({stage: run_stage(stage, steps)}), flush=True)
@@ -170,8 +172,8 @@ def main(argv=None):
     s.set_defaults(fn=cmd_models)
     s = sub.add_parser("generate", help="generate with speculative decoding and show every round")
     s.add_argument("--prompt", required=True)
-    s.add_argument("--drafter", default="ar", help="ar, lookup, dflash, dspark, dloop, dloop-plain (or a configured "
-                                                   "set's drafter), or none for plain decoding")
+    s.add_argument("--drafter", default="ar", help=f"{', '.join(DRAFTER_LABELS)} (or a configured set's drafter), "
+                                                   "or none for plain decoding")
     s.add_argument("--config", help="a host's config file (specviz.example.toml); default: the embedded set")
     s.add_argument("--set", help="the config's model set to run (default: the config's default set)")
     s.add_argument("--verifier", default="greedy", choices=["greedy", "sampling", "match"])
@@ -203,7 +205,7 @@ def main(argv=None):
     s.set_defaults(fn=cmd_profile)
     s = sub.add_parser("train", help="rebuild the embedded models")
     s.add_argument("stage", nargs="?", default="all", help="corpus, tokenizer, target, drafter, target-text, block, cards or all")
-    from specviz.training.schedule import STEPS    # not the recipe, which imports every trainer
+    from specviz.training.recipe import STEPS    # plain numbers; not the stages, which import every trainer
     for stage in STEPS:
         s.add_argument(f"--{stage}-steps", type=int, default=STEPS[stage])
     s.set_defaults(fn=cmd_train)

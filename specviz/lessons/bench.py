@@ -27,7 +27,7 @@ import statistics
 from specviz.generator.engine import Generation
 from specviz.generator.settings import Settings
 from specviz.generator.threads import fit_threads
-from specviz.lessons.checklist import hardware
+from specviz.lessons.speedup import hardware
 from specviz.lessons.cost import speedup, trace_costs
 from specviz.lessons.protocol import ratio_spread
 from specviz.lessons.workloads import WORKLOADS

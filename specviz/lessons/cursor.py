@@ -4,7 +4,7 @@ A recorded round is revealed in three phases, draft -> verify -> commit (PHASE_O
 is plain data, no models: a link carries one (specviz.hosting.app_state), and a follower's cursor
 never passes the presenter's (`order`).
 
-What it leaves out: moving through a generation (specviz.lessons.stepping.Stepper).
+What it leaves out: moving through a generation (specviz.lessons.draft.Stepper).
 """
 from dataclasses import dataclass
 

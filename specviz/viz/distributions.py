@@ -6,7 +6,7 @@ which plotly renders as text, not HTML, after `label` makes whitespace visible.
 """
 import plotly.graph_objects as go
 
-from specviz.lessons.coupling import rebuild
+from specviz.lessons.sampling import rebuild
 from specviz.viz.charts import base_layout
 from specviz.viz.style import ACCEPTED, DRAFTER, TARGET, CORRECTION
 

@@ -3,10 +3,9 @@
 DSpark's confidence head: c_i per proposal and prefix survival a_i = c_1 ... c_i.
 DLoop's gate: per stage, the sum of log q over its proposals against the threshold g; the
 next stage runs only while the sum is >= g (and fewer than S stages ran).
-Lesson 6's sweep (specviz.lessons.sweep): its figure, its table, the price of the stages the
-gate added (from the same runs) and the measured counterpart of DLoop's Table 2. The sweep keys
-its rows by drafter name ("dloop"); what a learner reads is the page's label for it, so every
-builder here takes `label` (name -> label) and shows no name.
+Lesson 6's sweep (specviz.lessons.dloop): its figure. The sweep keys its rows by drafter name
+("dloop"); what a learner reads is the page's label for it, so the figure takes `label`
+(name -> label) and shows no name. Its tables and verdicts are specviz.lessons.dloop's.
 
 What it leaves out: drafters that record nothing (autoregressive, prompt lookup): empty string.
 """
@@ -127,88 +126,3 @@ def sweep_figure(result: dict, label: Callable[[str], str]) -> go.Figure:
     return base_layout(fig, "speedup against g (bars: the range over the runs; dotted: one stage a round)",
                        height=480,   # taller than the default: four legend rows sit below the axis title
                        xaxis_title="threshold g (lower: the gate opens more often)", yaxis_title="speedup ×")
-
-
-def sweep_rows(result: dict, label: Callable[[str], str]) -> list[dict]:
-    """The sweep as a learner reads it: one-stage rows first, then each threshold, each drafter by `label`.
-
-    >>> from specviz.lessons.protocol import spread
-    >>> row = {"drafter": "dloop", "threshold": -8.0, "stages_per_round": 2.125, "looped": 0.67,
-    ...        "acceptance_length": 2.5, "speedup_spread": spread([0.9, 1.0, 1.2])}
-    >>> sweep_rows({"one_stage": {}, "rows": [row]}, {"dloop": "DLoop"}.get)[0]
-    {'drafter': 'DLoop', 'g': '-8', 'stages per round': '2.12', 'rounds that drafted again': '67%', \
-'tokens per check': '2.50', 'speedup': '1.00× (0.90–1.20× over 3 runs)'}
-    """
-    rows = list(result["one_stage"].values()) + result["rows"]
-    return [{"drafter": label(r["drafter"]), "g": "one stage" if r["threshold"] is None else f"{r['threshold']:g}",
-             "stages per round": f"{r['stages_per_round']:.2f}", "rounds that drafted again": f"{r['looped']:.0%}",
-             "tokens per check": f"{r['acceptance_length']:.2f}", "speedup": r["speedup_spread"].label(unit="×")}
-            for r in rows]
-
-
-def price_rows(prices: list[dict], label: Callable[[str], str]) -> list[dict]:
-    """The rows of specviz.lessons.sweep.stage_prices as a learner reads them, each drafter by `label`;
-    '–' where the gate never opened, and a stage's cost whose runs' range reaches zero said to be
-    within the noise, never shown as a number (a negative cost above all).
-
-    >>> price_rows([{"drafter": "dloop", "threshold": -8.0, "looped": 0.5, "extra_stages": 0.5, "token_ms": 10.0,
-    ...              "stage_ms": 5.0, "stage_in_noise": False, "tokens_added": 0.25, "tokens_needed": 0.5,
-    ...              "verdict": "does not pay"}], {"dloop": "DLoop"}.get)[0]
-    {'drafter': 'DLoop', 'g': '-8', 'rounds that drafted again': '50%', 'a later stage costs': '5.0 ms', \
-'it added': '0.25 tokens', 'worth': '2.5 ms (at 10.0 ms a token)', 'pays for itself': 'does not pay'}
-    """
-    out = []
-    for p in prices:
-        opened = p["stage_ms"] is not None
-        out.append({"drafter": label(p["drafter"]), "g": f"{p['threshold']:g}",
-                    "rounds that drafted again": f"{p['looped']:.0%}",
-                    "a later stage costs": "–" if not opened else "within this machine's noise"
-                    if p["stage_in_noise"] else f"{p['stage_ms']:.1f} ms",
-                    "it added": f"{p['tokens_added']:.2f} tokens" if opened else "–",
-                    "worth": f"{p['tokens_added'] * p['token_ms']:.1f} ms (at {p['token_ms']:.1f} ms a token)"
-                    if opened else "–",
-                    "pays for itself": p["verdict"]})
-    return out
-
-
-def price_verdict(prices: list[dict], drafter: str, name: str) -> str:
-    """One sentence for `drafter`, called `name` in it: where the stages the gate added repaid their cost.
-
-    >>> p = {"drafter": "dloop", "stage_ms": 5.0, "tokens_added": 0.25, "tokens_needed": 0.5}
-    >>> print(price_verdict([dict(p, threshold=-4.0, verdict="gate never opened"),
-    ...                      dict(p, threshold=-8.0, verdict="does not pay"),
-    ...                      dict(p, threshold=-12.0, verdict="within this machine's noise")], "dloop", "DLoop"))
-    ... # doctest: +NORMALIZE_WHITESPACE
-    DLoop: at g = -8 the stages it added cost more than their tokens were worth; at g = -12 the difference
-    from one stage a round is within this machine's noise; at g = -4 the gate never opened.
-    """
-    said = {"pays": "the stages it added paid for themselves", "does not pay":
-            "the stages it added cost more than their tokens were worth",
-            "within this machine's noise": "the difference from one stage a round is within this machine's noise",
-            "gate never opened": "the gate never opened"}
-    parts = []
-    for verdict, text in said.items():
-        gs = [f"{p['threshold']:g}" for p in prices if p["drafter"] == drafter and p["verdict"] == verdict]
-        if gs:
-            parts.append(f"at g = {', '.join(gs)} {text}")
-    return f"{name}: " + "; ".join(parts) + "."
-
-
-def paper_rows(result: dict, threshold: float, aware: str = "dloop", plain: str = "dloop-plain") -> list[dict]:
-    """Table 2's three rows, measured in this sweep at `threshold` ("no loop": the plain drafter, one
-    stage a round, the DSpark drafter's weights).
-
-    >>> from specviz.lessons.protocol import spread
-    >>> def row(d, g, acc):
-    ...     return {"drafter": d, "threshold": g, "acceptance_length": acc, "speedup_spread": spread([1.0])}
-    >>> res = {"one_stage": {"dloop-plain": row("dloop-plain", None, 2.46)},
-    ...        "rows": [row("dloop-plain", -8.0, 2.46), row("dloop", -8.0, 2.13)]}
-    >>> [r["tokens per check"] for r in paper_rows(res, -8.0)]
-    ['2.46', '2.46', '2.13']
-    """
-    rows = {(r["drafter"], r["threshold"]): r for r in result["rows"]}
-    measured = [("no loop", result["one_stage"][plain]), ("loop, no loop-aware training", rows[plain, threshold]),
-                ("loop with loop-aware training", rows[aware, threshold])]
-    return [{"configuration (this machine, g = " + f"{threshold:g})": name,
-             "tokens per check": f"{r['acceptance_length']:.2f}", "speedup": r["speedup_spread"].label(unit="×")}
-            for name, r in measured]

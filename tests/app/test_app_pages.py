@@ -11,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 from appkit import drafter_label
 from appkit.opening import measurement
 from appkit.state import DEVICE, MODEL_SET
-from specviz.lessons import coupling, cost, parallel, race, workloads
+from specviz.lessons import sampling, cost, parallel, home, workloads
 from specviz.lessons.protocol import spread
 from tests.app.loaded import after_load
 from tests.paths import ROOT
@@ -67,7 +67,7 @@ def test_home_race_shows_identical_greedy_text_and_measured_speeds(short_runs):
     assert "**Same text:** yes, token for token" in body
     assert "ms/token" in body and "speedup" in body
     assert "over 5 runs" in body     # the speedup is the median of five races, shown with their range
-    # slow motion or sped up, as this race's decode times make it (race.replay_sentence)
+    # slow motion or sped up, as this race's decode times make it (home.replay_sentence)
     assert any("the race ran first with nothing drawn" in c.value for c in at.caption)
 
 
@@ -80,16 +80,16 @@ def test_home_opens_on_the_setting_measured_once_per_server_and_finds_the_fastes
     assert (at.selectbox(key="keep_home_drafter").value, at.slider(key="keep_home_k").value) == choice
     assert f"{choice[0]} k={choice[1]}" in best["tried"] and set(best["tried"]) >= {"ar k=2", "dspark k=3", "dspark k=4"}
     label = at.selectbox(key="keep_home_drafter").format_func
-    assert race.opening_sentence(best, choice, label) in text(at)    # said before any race
+    assert home.opening_sentence(best, choice, label) in text(at)    # said before any race
     predict(at, "home", "yes, token for token")
     button(at, "Find the fastest setting on this machine").click().run()
     assert not at.exception, [e.value for e in at.exception]
     found = at.session_state["home_fastest"]
     assert (at.selectbox(key="keep_home_drafter").value, at.slider(key="keep_home_k").value) == (
         found["drafter"], found["k"])                    # the race now opens on what was measured
-    # the words are race.fastest_caption's (planted on both sides in tests/unit/lessons/test_race.py)
+    # the words are home.fastest_caption's (planted on both sides in tests/unit/lessons/test_home.py)
     assert [m.value for m in at.markdown if m.value.startswith("Measured on this machine just now")] == [
-        race.fastest_caption(found, label)]
+        home.fastest_caption(found, label)]
 
 
 def test_sidebar_reports_the_loaded_models():
@@ -143,7 +143,7 @@ def test_lesson7_calculator_reproduces_the_seed_example():
 
 def test_home_says_what_a_planted_race_supports():
     """Three planted races: every run faster, runs on both sides of 1×, every run slower. The sentence
-    and the box it is drawn in follow where the runs fell (race.explain), never the drafter or the page."""
+    and the box it is drawn in follow where the runs fell (home.explain), never the drafter or the page."""
     at = predict(open_page(), "home", "yes, token for token")
     verdict = {"tokens_per_round": 2.0, "round_in_steps": 1.6, "wins": True}
     lanes = [("plain decoding", [("a", "bonus")] * 4, 10.0, 40.0), ("speculative", [("a", "accepted")] * 4, 8.0, 32.0)]
@@ -151,7 +151,7 @@ def test_home_says_what_a_planted_race_supports():
         at.session_state["home_race"] = {"lanes": lanes, "speedup": spread(runs), "verdict": verdict,
                                          "threads": {"threads": 2, "cores": 2}, "prompt": "The cat"}
         at.run()
-        tone, said = race.explain(spread(runs), verdict)
+        tone, said = home.explain(spread(runs), verdict)
         assert said in [e.value for e in getattr(at, box)], (tone, runs)
         assert ("within this machine's noise" in said) == (box == "info")
 
@@ -281,13 +281,13 @@ def test_lesson2_says_what_its_own_draws_did_to_the_distance_from_p(rounds):
     at.select_slider(key="keep_sampling_n").set_value(rounds).run()
     at.number_input(key="keep_sampling_seed").set_value(7).run()
     p, q = [0.2, 0.5, 0.3], [0.4, 0.3, 0.3]
-    measured = {coupling.RULE_NAMES[r]: coupling.distances_by_rounds(p, coupling.simulate(p, q, rounds, r, seed=7)["outputs"])
-                for r in coupling.RULES}
+    measured = {sampling.RULE_NAMES[r]: sampling.distances_by_rounds(p, sampling.simulate(p, q, rounds, r, seed=7)["outputs"])
+                for r in sampling.RULES}
     answer = next(m.value for m in at.markdown if m.value.startswith("**Answer: p.**"))
-    assert coupling.distance_sentence(measured) in answer
-    # the whole answer, acceptance included, is the one coupling.lossless_answer gives the same draws
-    runs = {r: coupling.simulate(p, q, rounds, r, seed=7) for r in coupling.RULES}
-    assert answer == coupling.lossless_answer(p, q, runs)
+    assert sampling.distance_sentence(measured) in answer
+    # the whole answer, acceptance included, is the one sampling.lossless_answer gives the same draws
+    runs = {r: sampling.simulate(p, q, rounds, r, seed=7) for r in sampling.RULES}
+    assert answer == sampling.lossless_answer(p, q, runs)
     if rounds == 10:
         assert "After only 10 rounds" in answer and "shrank" not in answer
 

@@ -7,7 +7,7 @@ from appkit import drafter_label
 from specviz.generator.engine import Generation
 from specviz.generator.models import load_embedded
 from specviz.generator.settings import Settings
-from specviz.lessons import race
+from specviz.lessons import home
 from specviz.lessons.presets import PRESETS
 from specviz.lessons.inside import gate_reason
 from specviz.lessons.protocol import Spread, spread
@@ -88,7 +88,7 @@ def test_home_calls_a_planted_setting_the_fastest_only_when_its_range_clears_the
         at.run()
         assert not at.exception, [e.value for e in at.exception]
         caption = [c.value for c in at.markdown if c.value.startswith("Measured on this machine just now")]
-        assert caption == [race.fastest_caption(best, drafter_label)]
+        assert caption == [home.fastest_caption(best, drafter_label)]
         assert ("was the fastest" in caption[0]) == fastest
         assert ("within this machine's noise" in caption[0]) == (not fastest)
         assert (f"{drafter_label('ar')} at k = 2 (1.35×" in caption[0]) == (not fastest)

@@ -171,8 +171,8 @@ def test_lesson7_says_the_side_every_planted_run_fell_on_and_why_a_cheaper_round
 def test_lesson6_answers_from_the_planted_sweep_s_stages_a_round_on_each_side():
     """sweep.stages_answer below the sweep: a planted sweep whose gate never opened at g = -4 and drafted 2
     stages a round at g = -8 answers "more"; one whose gate opened at neither answers "the same", never a fixed
-    "more"; the reason after it is the one sweep.stages_reason gives that sweep."""
-    from specviz.lessons import sweep
+    "more"; the reason after it is the one dloop.stages_reason gives that sweep."""
+    from specviz.lessons import dloop
     from tests.app.test_app_pages import planted_sweep
     at = predict(open_page("pages/dloop.py"), "dloop", "fewer")
     opened = planted_sweep()
@@ -183,16 +183,16 @@ def test_lesson6_answers_from_the_planted_sweep_s_stages_a_round_on_each_side():
         at.session_state["dloop_sweep"] = planted
         at.run()
         assert not at.exception, [e.value for e in at.exception]
-        said = sweep.stages_answer(planted, drafter_label)
+        said = dloop.stages_answer(planted, drafter_label)
         assert said.startswith(f"**Answer, measured here: {word}.**")
-        # and the reason after it is this sweep's own (sweep.stages_reason), not a fixed "at least as often"
-        reason = sweep.stages_reason(planted, drafter_label, planted.get("S"))
+        # and the reason after it is this sweep's own (dloop.stages_reason), not a fixed "at least as often"
+        reason = dloop.stages_reason(planted, drafter_label, planted.get("S"))
         assert said + " " + reason in [m.value for m in at.markdown]
         assert "**Answer: more.**" not in text(at)
 
 
 def test_lesson6_says_where_a_later_stage_paid_from_the_planted_runs_on_each_side():
-    """stages.price_verdict below the price table, from sweep.stage_prices of a planted sweep: runs at g = -8
+    """dloop.price_verdict below the price table, from dloop.stage_prices of a planted sweep: runs at g = -8
     all cheaper a token than one stage a round pay, all dearer do not, and runs on both sides are noise.
     Catches a verdict written in advance, or one read from the wrong drafter's rows."""
     from tests.app.test_app_pages import planted_sweep

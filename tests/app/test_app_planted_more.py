@@ -15,7 +15,7 @@ from specviz.generator import cpu_linear
 from specviz.generator.engine import Generation
 from specviz.generator.sampling import SamplingSettings
 from specviz.generator.settings import Settings
-from specviz.lessons import checklist, cost, coupling, inside
+from specviz.lessons import speedup, cost, sampling, inside
 from specviz.lessons.presets import PRESETS
 from specviz.viz import tokens
 from specviz.viz.tokens import esc
@@ -275,5 +275,5 @@ def test_lesson8_checklist_says_no_when_the_planted_baseline_s_output_differs(sh
     assert not at.exception, [e.value for e in at.exception]
     ours = at.table[0].value["this app, measured now"]
     assert ours["sampling rule"] == rule + "NO"
-    assert ours["sampling rule"] == checklist.ours(app_models(at), planted)["sampling rule"]
+    assert ours["sampling rule"] == speedup.ours(app_models(at), planted)["sampling rule"]
     assert "baseline: yes" not in text(at)

@@ -87,17 +87,17 @@ def test_an_edited_large_target_profile_reprices_the_same_rounds_and_says_it_was
 
 
 def test_lesson6_prices_a_later_stage_in_both_regimes_from_a_planted_sweep(models):
-    from specviz.lessons import sweep
+    from specviz.lessons import dloop
     from tests.app.test_app_pages import predict
-    res = sweep.threshold_sweep(models, "He said, he said", ["dloop"], [-8.0], k=4, max_stages=3,
+    res = dloop.threshold_sweep(models, "He said, he said", ["dloop"], [-8.0], k=4, max_stages=3,
                                 max_new_tokens=16, repeats=2)
     at = open_page()
     at.session_state["dloop_sweep"] = {**res, "prompt": "He said, he said", "k": 4, "S": 3, "seconds": 1.0}
     at.switch_page("pages/dloop.py").run()
     assert "Run the sweep above: both prices come from its rounds." in [i.value for i in at.info]   # held back
     predict(at, "dloop", "more")
-    regimes = sweep.stage_in_regimes(res, pricing.LARGE_GPU, "this machine")
-    expected = sweep.regime_verdict(regimes, "dloop", "DLoop (DSpark stages, loop-aware training)", "this machine",
+    regimes = dloop.stage_in_regimes(res, pricing.LARGE_GPU, "this machine")
+    expected = dloop.regime_verdict(regimes, "dloop", "DLoop (DSpark stages, loop-aware training)", "this machine",
                                     "the large-target profile")
     assert expected in [m.value for m in at.markdown]
     table = next(t.value for t in at.table if "pays, priced, large target" in t.value.columns)
@@ -108,12 +108,12 @@ def test_lesson6_prices_a_later_stage_in_both_regimes_from_a_planted_sweep(model
 
 
 def test_lesson8s_hardware_row_names_the_round_cost_here_and_priced_on_a_large_target(lesson7):
-    from specviz.lessons import checklist
+    from specviz.lessons import speedup
     from tests.app.test_app_pages import predict
     at = lesson7
     at.switch_page("pages/reading_a_speedup.py").run()
     predict(at, "speedup", "can't tell without measuring")
-    said = checklist.steps_compared(cost.regimes(at.session_state["measurement"], pricing.LARGE_GPU))
+    said = speedup.steps_compared(cost.regimes(at.session_state["measurement"], pricing.LARGE_GPU))
     hardware = next(t.value for t in at.table if "this app, measured now" in t.value.columns)["this app, measured now"]
     assert hardware["hardware"].endswith(said)
     assert " one-token steps here (measured) against 1." in said and f"{GPU}, for the same" in said

@@ -255,7 +255,7 @@ def test_a_click_the_server_receives_twice_moves_lesson_1_once():
     """A presenter's one click on Next phase once moved lesson 1 two phases, with thirty followers
     on the server (scripts/class_load.py). Whatever delivers a click twice (a busy server, a click on
     a screen the browser never replaced), the request carries the address of the screen it came from,
-    which names that screen's round and phase (specviz.lessons.stepping.Stepper.move): the second
+    which names that screen's round and phase (specviz.lessons.draft.Stepper.move): the second
     delivery of the same click moves nothing, and a click from the next screen moves on."""
     with streamlit_server() as url, session(url) as student:
         student.rerun("draft_and_verify")

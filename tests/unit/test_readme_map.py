@@ -54,3 +54,12 @@ def test_a_pages_row_names_its_id_its_modules_and_test_files_that_exist(page):
     for module in names(viz):
         assert (ROOT / "specviz" / "viz" / f"{module}.py").exists(), module
     assert names(tests) and all((ROOT / t).exists() for t in names(tests)), tests
+
+
+@pytest.mark.parametrize("page", course.COURSE, ids=lambda p: p.id)
+def test_a_pages_id_names_its_lessons_module_and_its_test_file(page):
+    """One name from page to module: lesson 6 (id `dloop`) computes in specviz/lessons/dloop.py, tested in
+    tests/unit/lessons/test_dloop.py. Planted bug it catches: a lesson's module renamed back to `sweep`,
+    or its tests filed under another lesson's name."""
+    assert page.id in imported(page.file, "specviz.lessons")
+    assert (ROOT / "tests" / "unit" / "lessons" / f"test_{page.id}.py").exists()

@@ -137,14 +137,14 @@ def test_the_width_probe_and_the_rounds_check_are_said_to_agree_only_within_a_te
 
 
 def test_one_dloop_check_trades_bonus_tokens_for_target_passes():
-    from specviz.lessons.sweep import bonus_bound
+    from specviz.lessons.dloop import bonus_bound
     assert bonus_bound(3, 4) == {"one_check": 13, "separate_checks": 15, "target_passes_saved": 2}
     assert bonus_bound(1, 4)["one_check"] == bonus_bound(1, 4)["separate_checks"] == 5
 
 
 def test_a_later_stage_pays_only_where_looping_made_a_token_cheaper():
     from specviz.lessons.protocol import spread
-    from specviz.lessons.sweep import stage_prices
+    from specviz.lessons.dloop import stage_prices
 
     def row(g, stages, tokens, ms, speedups):
         return {"drafter": "dloop", "threshold": g, "looped": 0.5, "stages_per_round": stages,
@@ -169,7 +169,7 @@ def test_a_stage_cost_whose_runs_reach_zero_is_noise_and_one_clear_of_zero_is_a_
     """A stage's cost is a difference of two noisy timings: priced run by run, a range reaching zero
     (a −20.8 ms 'cost' among them) is no finding, and a range above zero is."""
     from specviz.lessons.protocol import spread
-    from specviz.lessons.sweep import stage_prices
+    from specviz.lessons.dloop import stage_prices
     one = {"acceptance_length": 2.0, "ms_per_token": 10.0, "runs_ms_per_token": [10.0, 16.0, 10.0],
            "speedup_spread": spread([1.0, 1.1])}
     looping = {"drafter": "dloop", "threshold": -8.0, "looped": 1.0, "stages_per_round": 2.0, "acceptance_length": 2.2,
@@ -187,8 +187,8 @@ def test_a_stage_cost_whose_runs_reach_zero_is_noise_and_one_clear_of_zero_is_a_
        st.floats(1, 4), st.floats(1, 4))
 def test_a_stage_cost_is_shown_as_a_number_only_when_every_run_priced_it_above_zero(runs, stages, tokens, one_tokens):
     from specviz.lessons.protocol import spread
-    from specviz.lessons.sweep import stage_prices
-    from specviz.viz.stages import price_rows
+    from specviz.lessons.dloop import stage_prices
+    from specviz.lessons.dloop import price_rows
     one = {"acceptance_length": one_tokens, "ms_per_token": 10.0, "runs_ms_per_token": [b for _, b in runs],
            "speedup_spread": spread([1.0])}
     row = {"drafter": "dloop", "threshold": -8.0, "looped": 1.0, "stages_per_round": stages, "acceptance_length": tokens,
@@ -202,7 +202,7 @@ def test_a_stage_cost_is_shown_as_a_number_only_when_every_run_priced_it_above_z
 
 
 def test_the_sweep_measures_one_stage_beside_every_threshold_and_prices_from_those_runs(models):
-    from specviz.lessons.sweep import stage_prices, threshold_sweep
+    from specviz.lessons.dloop import stage_prices, threshold_sweep
     told = []
     res = threshold_sweep(models, "She was very, very, very", ["dloop"], [-8.0, -1.0], k=4, max_stages=3,
                           max_new_tokens=16, repeats=2, progress=lambda done, total, name: told.append(name))
@@ -227,7 +227,7 @@ def test_the_sweep_measures_one_stage_beside_every_threshold_and_prices_from_tho
     # its rounds' shapes (16 committed tokens) and every run's totals, plain decoding's too
     assert sum(t for _, _, t in open_["shapes"]) == 16 and len(open_["runs_costs"]) == len(res["baseline_runs"]) == 2
     from specviz.lessons.pricing import LARGE_GPU
-    from specviz.lessons.sweep import stage_in_regimes
+    from specviz.lessons.dloop import stage_in_regimes
     here = stage_in_regimes(res, LARGE_GPU, "this machine")
     assert here[0]["tokens_added"] == pytest.approx(price["tokens_added"]) and here[0]["here_needed"].n == 2
     assert here[1]["here"] == "gate never opened"

@@ -27,7 +27,7 @@ def corpus(tmp_path):
 
 def run(corpus, steps, carry, work="runs"):
     return train_lm("tiny", TINY, MODELS_DIR / "target", corpus, corpus / "out", corpus / work, steps=steps,
-                    batch=2, seq_len=16, warmup=2, ckpt_every=2, curve_every=2, carry_dir=carry)
+                    batch=2, seq_len=16, lr=1e-3, warmup=2, ckpt_every=2, curve_every=2, carry_dir=carry)
 
 
 def test_a_fresh_machine_resumes_from_the_carry_at_the_step_it_reached(corpus):

@@ -183,49 +183,6 @@ def test_dloop_stages_show_the_gate_and_dspark_the_survival():
     assert stages.stages_html({"threshold": None, "stages": [{}]}, []) == ""
 
 
-def test_the_price_of_a_later_stage_reads_as_a_table_and_one_sentence_per_drafter():
-    from specviz.viz import stages
-    price = {"drafter": "dloop", "looped": 0.5, "extra_stages": 0.5, "token_ms": 14.0}
-    shut = dict(price, threshold=-2.0, looped=0.0, extra_stages=0.0, stage_ms=None, tokens_added=None,
-                tokens_needed=None, verdict="gate never opened")
-    opened = dict(price, threshold=-4.0, stage_ms=6.0, stage_in_noise=False, tokens_added=0.6, tokens_needed=6 / 14,
-                  verdict="pays")
-    closed_row, opened_row = stages.price_rows([shut, opened], {"dloop": "DLoop"}.get)
-    assert closed_row["pays for itself"] == "gate never opened" and closed_row["it added"] == "–"
-    assert opened_row == {"drafter": "DLoop", "g": "-4", "rounds that drafted again": "50%",
-                          "a later stage costs": "6.0 ms", "it added": "0.60 tokens",
-                          "worth": "8.4 ms (at 14.0 ms a token)", "pays for itself": "pays"}
-    noisy = dict(opened, stage_ms=-20.8, stage_in_noise=True)      # a difference of two timings, inside their spread
-    assert stages.price_rows([noisy], {"dloop": "DLoop"}.get)[0]["a later stage costs"] == "within this machine's noise"
-    assert stages.price_verdict([shut, opened], "dloop", "DLoop") == (
-        "DLoop: at g = -4 the stages it added paid for themselves; at g = -2 the gate never opened.")
-
-
-
-VERDICTS = {"pays": "the stages it added paid for themselves",
-            "does not pay": "the stages it added cost more than their tokens were worth",
-            "within this machine's noise": "the difference from one stage a round is within this machine's noise",
-            "gate never opened": "the gate never opened"}
-
-
-@given(st.lists(st.tuples(st.sampled_from(["dloop", "dloop-plain"]), st.sampled_from(list(VERDICTS))),
-                min_size=1, max_size=8))
-def test_each_threshold_is_said_in_the_clause_of_its_own_verdict_and_nowhere_else(drafted):
-    """stages.price_verdict, whatever the sweep found: each of the drafter's thresholds appears once, in the
-    clause of the verdict its prices carry; the other drafter's thresholds never appear. Catches a verdict
-    attached to the wrong g, or read from the other drafter's rows."""
-    from specviz.viz import stages
-    prices = [{"drafter": d, "threshold": -float(i + 1), "verdict": v} for i, (d, v) in enumerate(drafted)]
-    said = stages.price_verdict(prices, "dloop", "DLoop")
-    clauses = said.removeprefix("DLoop: ").removesuffix(".").split("; ")
-    found = {}
-    for clause in (c for c in clauses if c):
-        gs, text = re.fullmatch(r"at g = (-[\d.]+(?:, -[\d.]+)*) (the .*)", clause).groups()
-        for g in gs.split(", "):
-            assert float(g) not in found
-            found[float(g)] = text
-    assert found == {p["threshold"]: VERDICTS[p["verdict"]] for p in prices if p["drafter"] == "dloop"}
-
 def test_a_round_cut_by_the_length_limit_shows_only_the_proposals_it_had():
     from specviz.viz import stages
     # the drafter scored four proposals and its gate stayed shut (−9.0 < g = −8); the length limit left

@@ -9,8 +9,9 @@ from hypothesis import given, settings, strategies as st
 from specviz.generator.engine import Generation
 from specviz.generator.settings import Settings
 from specviz.lessons.pricing import LARGE_GPU
+from specviz.lessons import dloop
 from specviz.lessons.protocol import spread
-from specviz.lessons.sweep import (GATE_RULE, OPENING, pays_from, regime_rows, regime_verdict, stage_in_regimes, stages_answer,
+from specviz.lessons.dloop import (GATE_RULE, OPENING, pays_from, regime_rows, regime_verdict, stage_in_regimes, stages_answer,
                                    stages_reason, training_note)
 
 
@@ -290,7 +291,7 @@ def test_the_stages_reason_names_each_drafter_s_own_side_and_claims_nothing_with
     assert stages_reason(counted({"dloop": {-8.0: 2.0}})) == stages_reason(None)   # one g: nothing to explain
 
 
-# Lesson 6's price of a later DLoop stage in two regimes (specviz.lessons.sweep.stage_in_regimes, regime_rows,
+# Lesson 6's price of a later DLoop stage in two regimes (specviz.lessons.dloop.stage_in_regimes, regime_rows,
 # regime_verdict), planted on the sides test_sweep.py's planted sweep does not reach: a stage that pays in neither
 # regime, one that pays only on the large-target profile, one that pays only here.
 #
@@ -376,3 +377,45 @@ def test_lesson6_opens_where_a_second_stage_adds_tokens_with_the_shipped_drafter
     assert stages > 1.5
     assert len(looped.new_ids) / len(looped.rounds) > len(one.new_ids) / len(one.rounds) + 0.25
     assert o["g"] in o["sweep"]
+
+
+def test_the_price_of_a_later_stage_reads_as_a_table_and_one_sentence_per_drafter():
+    price = {"drafter": "dloop", "looped": 0.5, "extra_stages": 0.5, "token_ms": 14.0}
+    shut = dict(price, threshold=-2.0, looped=0.0, extra_stages=0.0, stage_ms=None, tokens_added=None,
+                tokens_needed=None, verdict="gate never opened")
+    opened = dict(price, threshold=-4.0, stage_ms=6.0, stage_in_noise=False, tokens_added=0.6, tokens_needed=6 / 14,
+                  verdict="pays")
+    closed_row, opened_row = dloop.price_rows([shut, opened], {"dloop": "DLoop"}.get)
+    assert closed_row["pays for itself"] == "gate never opened" and closed_row["it added"] == "–"
+    assert opened_row == {"drafter": "DLoop", "g": "-4", "rounds that drafted again": "50%",
+                          "a later stage costs": "6.0 ms", "it added": "0.60 tokens",
+                          "worth": "8.4 ms (at 14.0 ms a token)", "pays for itself": "pays"}
+    noisy = dict(opened, stage_ms=-20.8, stage_in_noise=True)      # a difference of two timings, inside their spread
+    assert dloop.price_rows([noisy], {"dloop": "DLoop"}.get)[0]["a later stage costs"] == "within this machine's noise"
+    assert dloop.price_verdict([shut, opened], "dloop", "DLoop") == (
+        "DLoop: at g = -4 the stages it added paid for themselves; at g = -2 the gate never opened.")
+
+
+
+PRICE_SAID = {"pays": "the stages it added paid for themselves",
+            "does not pay": "the stages it added cost more than their tokens were worth",
+            "within this machine's noise": "the difference from one stage a round is within this machine's noise",
+            "gate never opened": "the gate never opened"}
+
+
+@given(st.lists(st.tuples(st.sampled_from(["dloop", "dloop-plain"]), st.sampled_from(list(PRICE_SAID))),
+                min_size=1, max_size=8))
+def test_each_threshold_is_said_in_the_clause_of_its_own_verdict_and_nowhere_else(drafted):
+    """dloop.price_verdict, whatever the sweep found: each of the drafter's thresholds appears once, in the
+    clause of the verdict its prices carry; the other drafter's thresholds never appear. Catches a verdict
+    attached to the wrong g, or read from the other drafter's rows."""
+    prices = [{"drafter": d, "threshold": -float(i + 1), "verdict": v} for i, (d, v) in enumerate(drafted)]
+    said = dloop.price_verdict(prices, "dloop", "DLoop")
+    clauses = said.removeprefix("DLoop: ").removesuffix(".").split("; ")
+    found = {}
+    for clause in (c for c in clauses if c):
+        gs, text = re.fullmatch(r"at g = (-[\d.]+(?:, -[\d.]+)*) (the .*)", clause).groups()
+        for g in gs.split(", "):
+            assert float(g) not in found
+            found[float(g)] = text
+    assert found == {p["threshold"]: PRICE_SAID[p["verdict"]] for p in prices if p["drafter"] == "dloop"}

@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from specviz.lessons.coupling import (RULE_NAMES, RULES, acceptance_rate, acceptance_sentence, check_distribution, coarse,
+from specviz.lessons.sampling import (RULE_NAMES, RULES, acceptance_rate, acceptance_sentence, check_distribution, coarse,
                                       distance_sentence, distances_by_rounds, histogram, kept_band, lossless_answer,
                                       next_token_distributions, rebuild, same_seed_caption, simulate)
 from specviz.generator.sampling import SamplingSettings
@@ -187,7 +187,7 @@ def test_acceptance_is_said_to_differ_here_only_where_the_draws_bands_part(pa, q
     """For any two-token p and q and any counts of kept proposals: "and did here" only where the two measured
     shares lie outside each other's two-standard-error band, never when they are the same in expectation.
     Catches a difference read off the medians alone (a 10-draw gap called a finding)."""
-    from specviz.lessons.coupling import kept_band
+    from specviz.lessons.sampling import kept_band
     from specviz.lessons.protocol import within_noise
     p, q = [pa, 1 - pa], [qa, 1 - qa]
     runs = {"ratio": {"accepted": [True] * min(kept_ratio, n) + [False] * (n - min(kept_ratio, n))},
@@ -209,7 +209,7 @@ def test_lesson2s_sampled_continuations_of_every_preset_read_as_words_and_p_and_
     of the first preset included "be herVEREurton; and to aYour" (a word share of 0.40 on a code preset)."""
     from specviz.generator.engine import Generation
     from specviz.generator.settings import Settings
-    from specviz.lessons.coupling import READABLE
+    from specviz.lessons.sampling import READABLE
     from specviz.lessons.presets import PRESETS
     from specviz.lessons.readable import WORD, word_share
     from specviz.training.recipe import HELDOUT

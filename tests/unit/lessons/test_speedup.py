@@ -6,7 +6,7 @@ from hypothesis import given, strategies as st
 
 from specviz.generator.engine import Generation
 from specviz.generator.settings import Settings
-from specviz.lessons import checklist, cost
+from specviz.lessons import speedup, cost
 from specviz.lessons.pricing import LARGE_GPU, Profile, compare
 
 PROMPT = "The best way to learn is to"
@@ -21,7 +21,7 @@ def measured(models) -> dict:
 
 def test_a_lossless_measurement_is_said_to_match_its_baseline(models, measured):
     assert measured["plain"]["trace"].new_ids == measured["speculative"]["trace"].new_ids   # the premise
-    assert checklist.ours(models, measured)["sampling rule"] == (
+    assert speedup.ours(models, measured)["sampling rule"] == (
         "greedy (temperature 0); output identical to the baseline: yes")
 
 
@@ -31,12 +31,12 @@ def test_a_measurement_whose_output_differs_from_its_baseline_says_no(models, me
     other = Generation(models, "Once upon a time", Settings.greedy(None, 6)).run()
     planted = dict(measured, plain=dict(measured["plain"], trace=other))
     assert other.new_ids != measured["speculative"]["trace"].new_ids                        # the premise
-    assert checklist.ours(models, planted)["sampling rule"] == (
+    assert speedup.ours(models, planted)["sampling rule"] == (
         "greedy (temperature 0); output identical to the baseline: NO")
 
 
 def test_the_result_row_reads_the_measurement_it_was_given(models, measured):
-    row = checklist.ours(models, measured, str.upper)
+    row = speedup.ours(models, measured, str.upper)
     spec, plain = measured["speculative"]["costs"], measured["plain"]["costs"]
     assert row["result"] == (
         f"{plain['ms_per_token']:.2f} → {spec['ms_per_token']:.2f} ms/token, speedup "
@@ -44,7 +44,7 @@ def test_the_result_row_reads_the_measurement_it_was_given(models, measured):
         "target forward")
     assert "drafter “AR”, k = 3 proposals per round" in row["target"]
     assert "each side ran 1 times, alternating" in row["timed boundary"]
-    assert list(row) == checklist.ITEMS
+    assert list(row) == speedup.ITEMS
 
 
 def test_the_hardware_row_compares_the_median_run_s_round_with_the_same_rounds_priced_there():
@@ -53,7 +53,7 @@ def test_the_hardware_row_compares_the_median_run_s_round_with_the_same_rounds_p
     nor the mean 2.17. Catches a sentence that reads any run but the median, and the old "a large target on a
     GPU (from the sources)": the profile is hypothetical, and only its 10 ms step is the source's."""
     here = [Profile(f"run {i}", 10.0, position, 4.0, 1.0) for i, position in enumerate((0.5, 3.0, 1.5))]
-    assert checklist.steps_compared(compare([(5, 1, 3)], here, LARGE_GPU)) == (
+    assert speedup.steps_compared(compare([(5, 1, 3)], here, LARGE_GPU)) == (
         "A round of these rounds costs 2.10 one-token steps here (measured) against 1.40 priced, a hypothetical "
         "large target on a GPU, for the same 3.00 tokens a round. That profile's 10 ms step is from the worked "
         "example of “How speculative decoding checks ahead”; its 0.5 ms a further position and 2 ms a stage are "
@@ -73,7 +73,7 @@ def test_the_hardware_row_states_the_median_run_and_the_priced_round_and_no_dire
     them side by side and says neither is cheaper. Catches the first or the fastest run read as 'here', the two
     sides swapped, and a direction word ("more", "cheaper") added without comparing the two."""
     c = compare(rounds, [Profile(f"run {i}", *run) for i, run in enumerate(runs)], LARGE_GPU)
-    said = checklist.steps_compared(c)
+    said = speedup.steps_compared(c)
     middle = sorted(c.here, key=lambda p: p.speedup)[(len(runs) - 1) // 2].round_steps
     tokens = sum(t for _, _, t in rounds) / len(rounds)
     assert said.startswith(f"A round of these rounds costs {middle:.2f} one-token steps here (measured) against "

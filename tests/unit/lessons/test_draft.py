@@ -1,11 +1,11 @@
-"""Lesson 1's controller (specviz.lessons.stepping.Stepper) on the embedded models: moving forward
+"""Lesson 1's controller (specviz.lessons.draft.Stepper) on the embedded models: moving forward
 runs the engine only for a round not yet recorded, back and reset never call a model, a saved
 trace replays without one, and the end of a generation or a trace is said, not crashed into."""
 import contextlib
 
 from specviz.generator.settings import Settings
 from specviz.lessons.cursor import Cursor
-from specviz.lessons.stepping import AHEAD, ENDED_LIVE, ENDED_REPLAY, Stepper
+from specviz.lessons.draft import AHEAD, ENDED_LIVE, ENDED_REPLAY, Stepper
 
 PROMPT = "The best way to learn is to"
 
