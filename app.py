@@ -1,6 +1,6 @@
 """specviz: an interactive lesson on speculative decoding, driving real models step by step.
 
-Run with `streamlit run app.py`. This file only builds the frame: navigation over pages/, the
+Run with `streamlit run app.py`. This file only builds the frame: navigation over course_pages/, the
 shared sidebar (device, presenter mode, model status) and the state that outlives page switches.
 """
 import streamlit as st
@@ -19,5 +19,4 @@ try:
         appkit.show_class(page)
         appkit.mark_seen()   # last: the browser has this screen once its address carries its number
 finally:
-    st.session_state[appkit.FRAMED] = False   # a page run without this frame draws it itself
     appkit.start_loading()   # after the page: the first page draws before the models take the cores

@@ -26,14 +26,14 @@ from appkit.links import set_link
 from appkit.predict import forget_predictions, predict, prediction
 from appkit.runtime import check, engine, limits, models, new_tokens, remember, require_models, start_loading
 from appkit.screen import fragment_run, hold, mark_seen, stop
-from appkit.state import FRAMED, KEEP, at_most, default, following, keys, presenter
+from appkit.state import KEEP, at_most, default, following, keys, presenter
 from appkit.votes import class_result
 from appkit.waiting import keep_press, loading_note, pressed
 from appkit.widgets import (GPU_EDIT, block_slider, drafter_label, gpu_profile, html, plain, prompt_label,
                             result_caption, rounds_and_seed, run_row)
 from specviz.viz.export import chart_config   # the pages' main charts
 
-__all__ = ["CHECKS_AHEAD", "DRAFT_VERIFY", "FRAMED", "GPU_EDIT", "HOME", "KEEP", "LESSONS", "apology", "at_most", "block_slider",
+__all__ = ["CHECKS_AHEAD", "DRAFT_VERIFY", "GPU_EDIT", "HOME", "KEEP", "LESSONS", "apology", "at_most", "block_slider",
            "chart_config", "check", "class_result", "css", "current_page", "default", "drafter_label", "engine",
            "following", "forget_predictions", "fragment_run", "frame", "gpu_profile", "header", "hold", "html", "keep_press",
            "keys", "limits", "loading_note", "mark_seen", "models", "new_tokens", "next_lesson", "not_measured_here", "plain", "predict",

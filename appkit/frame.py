@@ -18,7 +18,7 @@ from appkit.classroom import follow_class, lead_class, lead_from_link, share
 from appkit.course import GLOSSARY, HOME, current_page, navigation, next_page, page_of_file
 from appkit.links import keep_own_params, link_state, page_params
 from appkit.runtime import STATUS_SLOT, config, device_label, devices, set_device, show_status, without_waiting
-from appkit.state import DEVICE, FRAMED, MODEL_SET, PRESENTER, PRESENTER_PARAM, default, keep_session_state, presenter
+from appkit.state import DEVICE, MODEL_SET, PRESENTER, PRESENTER_PARAM, default, keep_session_state, presenter
 from specviz.hosting.app_state import LINKED
 from specviz.hosting.config import choose_set
 from specviz.viz import charts
@@ -28,15 +28,9 @@ from specviz.viz.style import stylesheet
 def frame():
     """Page config, kept state, navigation, sidebar; returns the navigation for app.py to run.
 
-    app.py calls it on every run and then runs the page. A page calls `ensure_frame` first, for
-    the one run app.py does not start: until some session has called st.navigation, Streamlit
-    treats a folder named pages/ as a legacy multipage app, and a lesson's link opened as the
-    very first request of a fresh server runs the lesson file directly. Because the url paths
-    agree with the file names, that request still finds its page (no "Page not found"), and
-    the page then draws the frame itself. (Streamlit's AppTest resets that legacy mode before
-    every run, which is why the mark is per run.)
+    app.py calls it on every run and then runs the page: every run, a fresh server's first request
+    included, starts in app.py (appkit.course.navigation says why the pages' folder is not pages/).
     """
-    st.session_state[FRAMED] = True
     presenter_from_link()   # before the page config: presenter mode opens with the sidebar collapsed
     st.set_page_config(page_title="specviz · speculative decoding", page_icon="⚡", layout="wide",
                        initial_sidebar_state="collapsed" if presenter() else "auto")
@@ -52,13 +46,6 @@ def frame():
         link_state(current_page(nav))
     keep_own_params()   # a reload finds its class again (appkit.links.own_params)
     return nav
-
-
-def ensure_frame():
-    """Draw app.py's frame when this page was started without it (see `frame`)."""
-    if not st.session_state.get(FRAMED):
-        frame()
-        st.session_state[FRAMED] = False   # no app.py around this run to clear the mark
 
 
 def presenter_from_link():
@@ -97,8 +84,7 @@ def sidebar():
 
 
 def css():
-    """The page's stylesheet; every page calls it first, so it also makes sure app.py's frame ran."""
-    ensure_frame()
+    """The page's stylesheet; every page calls it first."""
     st.html(stylesheet(presenter()))
 
 

@@ -19,7 +19,6 @@ PREDICTED = KEEP + "predict_"    # + a prediction's key: the option chosen (a ra
 REVEALED = KEEP + "revealed_"    # + a prediction's key: True once Reveal was pressed
 CLASS_LEAD = "class_lead"        # the presenter's class: {code, key, shown}
 CLASS_FOLLOW = "class_follow"    # a follower's class: {code, token, applied, state}
-FRAMED = "app_frame_running"     # True while app.py runs the page (see appkit.frame)
 
 # the address's parameters
 PRESENTER_PARAM = "presenter"    # ?presenter=1 opens a page in presenter mode

@@ -10,7 +10,7 @@ saved trace (or the class presenter's) replays with no model at all.
 
 `Cursor` (which round is on screen and how much of it is revealed) is specviz.lessons.cursor.
 
-What it leaves out: drawing (pages/draft_and_verify.py, specviz.viz) and reading the link
+What it leaves out: drawing (course_pages/draft_and_verify.py, specviz.viz) and reading the link
 (specviz.hosting.app_state reads a cursor from one).
 """
 import contextlib

@@ -5,7 +5,7 @@ decoding checks ahead* or *Draft, Then Verify*, which themselves cite the DFlash
 papers), or "this app" for a name, notation or definition the app supplies beyond the sources
 (Algorithm 1, SPS, τ and Θ among them: neither source uses those names).
 
-What it leaves out: drawing (pages/glossary.py renders the entries).
+What it leaves out: drawing (course_pages/glossary.py renders the entries).
 """
 CHECKS_AHEAD = "How speculative decoding checks ahead"
 DRAFT_VERIFY = "Draft, Then Verify"

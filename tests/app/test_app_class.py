@@ -22,7 +22,7 @@ def presenter_on_lesson1() -> AppTest:
     at = AppTest.from_file(APP, default_timeout=300)
     at.session_state["keep_presenter"] = True
     at.run()
-    at.switch_page("pages/draft_and_verify.py").run()
+    at.switch_page("course_pages/draft_and_verify.py").run()
     button(at, "Start a class").click().run()
     assert not at.exception, [e.value for e in at.exception]
     return at
@@ -106,7 +106,7 @@ def test_a_presenters_page_switch_reaches_the_class_while_that_page_waits_for_th
         code.append(teacher.session_state["class_lead"]["code"])
     finally:
         started.set()
-    teacher.switch_page("pages/draft_and_verify.py").run()   # waits for the models, which wait for the lock
+    teacher.switch_page("course_pages/draft_and_verify.py").run()   # waits for the models, which wait for the lock
     holder.join()
     assert seen == [True, "draft_and_verify"]        # shown to the class while the models were still loading
     assert "Draft and verify" in teacher.title[0].value
@@ -141,19 +141,19 @@ def test_a_follower_on_a_live_lesson_runs_no_model_by_itself(short_runs):
     presenter's view), and measures only when the student presses the button."""
     teacher = presenter_on_lesson1()
     student = follower(teacher.session_state["class_lead"]["code"])
-    teacher.switch_page("pages/cost_per_token.py").run()
+    teacher.switch_page("course_pages/cost_per_token.py").run()
     assert "measurement" in teacher.session_state
     student.run()
     assert student.title[0].value.startswith("7 · Cost per token")
     assert "measurement" not in student.session_state
     assert any("runs no model by itself" in i.value for i in student.info)
-    teacher.switch_page("pages/sampling_lossless.py").run()
+    teacher.switch_page("course_pages/sampling_lossless.py").run()
     student.run()
     shared = student.session_state["class_view"]["shared"]["sampling_dist"]["value"]
     assert shared["p"] == teacher.session_state["class_shared"]["sampling_dist"]["value"]["p"]
     assert not any(b.label.startswith("Run ") for b in student.button)   # nothing to ask: the presenter's is shown
     assert not student.exception, [e.value for e in student.exception]
-    teacher.switch_page("pages/home.py").run()   # the race's opening setting is not measured for a follower
+    teacher.switch_page("course_pages/home.py").run()   # the race's opening setting is not measured for a follower
     student.run()
     assert student.title[0].value == "Draft, then verify"
     assert not student.exception and not student.error, [e.value for e in student.exception or student.error]
@@ -242,14 +242,14 @@ def test_a_reload_keeps_the_presenters_class_and_a_students_counted_vote():
     assert not {"lead", "token", "presenter"} & set(shared)       # never in what the followers receive
     assert not any(lead["key"] in c.value for c in teacher.code)  # nor in the class link on screen
 
-    teacher = reload(teacher, "pages/draft_and_verify.py")
+    teacher = reload(teacher, "course_pages/draft_and_verify.py")
     assert teacher.session_state["keep_presenter"] is True
     assert teacher.session_state["class_lead"]["code"] == lead["code"]
     said = "\n".join(m.value for m in teacher.markdown)
     assert f"Class {lead['code']}:** students follow this screen from this link (1 following now)." in said
     assert "**1 of 1** following student has answered." in said      # the same round's question, its vote kept
 
-    student = reload(student, "pages/draft_and_verify.py")
+    student = reload(student, "course_pages/draft_and_verify.py")
     assert student.session_state["class_follow"]["token"] == token    # the same follower, not a new one
     assert student.radio(key=key).disabled                             # its vote is counted: no second one
     assert any("This browser has answered" in c.value and "Your answer is counted" in c.value for c in student.caption)

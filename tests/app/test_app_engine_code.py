@@ -21,7 +21,7 @@ HOME_THEN_LESSON_1 = """
 from streamlit.testing.v1 import AppTest
 at = AppTest.from_file("app.py", default_timeout=600).run()
 assert not at.exception, [e.value for e in at.exception]
-at.switch_page("pages/draft_and_verify.py").run()
+at.switch_page("course_pages/draft_and_verify.py").run()
 assert not at.exception, [e.value for e in at.exception]
 assert at.title[0].value.startswith("1 ·"), at.title[0].value
 print("lesson 1 drawn")

@@ -74,7 +74,7 @@ def bad_files(saved: dict) -> list[tuple[str, bytes, str]]:
 
 def test_lesson1_refuses_bad_trace_files_with_a_sentence_and_keeps_its_own_trace(saved):
     at = AppTest.from_file(APP, default_timeout=120)
-    at.run().switch_page("pages/draft_and_verify.py").run()
+    at.run().switch_page("course_pages/draft_and_verify.py").run()
     live = at.session_state["draft"]["stepper"].trace
     for name, content, reason in bad_files(saved):
         at.file_uploader(key="draft_upload").set_value((name, content, "application/json")).run()
@@ -85,7 +85,7 @@ def test_lesson1_refuses_bad_trace_files_with_a_sentence_and_keeps_its_own_trace
 
 def test_a_file_name_of_markup_is_shown_as_text(saved):
     at = AppTest.from_file(APP, default_timeout=120)
-    at.run().switch_page("pages/draft_and_verify.py").run()
+    at.run().switch_page("course_pages/draft_and_verify.py").run()
     at.file_uploader(key="draft_upload").set_value(("![x](http://example.com/p).json", b"{", "application/json")).run()
     [shown] = [e.value for e in at.error]
     assert shown.startswith(r"Could not load \!\[x\](http://example.com/p).json: not a specviz trace")

@@ -7,7 +7,7 @@ from tests.app.loaded import after_load
 from tests.paths import ROOT
 
 APP = str(ROOT / "app.py")
-LESSON1 = "pages/draft_and_verify.py"
+LESSON1 = "course_pages/draft_and_verify.py"
 TWO_SETS = """
 [limits]
 max_new_tokens = 8

@@ -24,7 +24,7 @@ def text(at: AppTest) -> str:
 
 
 def test_lesson9_renders_every_section_with_its_computed_values():
-    at = open_page("pages/inside_a_round.py")
+    at = open_page("course_pages/inside_a_round.py")
     at.radio(key="keep_predict_inside").set_value("no, it moves away from p").run()   # section 2 waits for it
     assert at.title[0].value == "9 · Inside a round"
     assert [h.value for h in at.subheader] == [title for title, _ in inside.SECTIONS]
@@ -60,7 +60,7 @@ def test_lesson9_renders_every_section_with_its_computed_values():
 
 
 def test_lesson9_wrong_q_follows_the_temperature_slider():
-    at = open_page("pages/inside_a_round.py")
+    at = open_page("course_pages/inside_a_round.py")
     at.radio(key="keep_predict_inside").set_value("no, it moves away from p").run()
     at.slider(key="keep_inside_temp").set_value(1.0).run()
     at.slider(key="keep_inside_topk").set_value(0).run()
@@ -71,7 +71,7 @@ def test_lesson9_wrong_q_follows_the_temperature_slider():
 
 
 def test_lesson9_searches_the_presets_for_a_greedy_token_that_numerics_flip(short_runs):
-    at = open_page("pages/inside_a_round.py")
+    at = open_page("course_pages/inside_a_round.py")
     next(b for b in at.button if b.label.startswith("Search the presets")).click().run()
     assert not at.exception
     body = text(at)
@@ -87,7 +87,7 @@ def test_lesson9_searches_the_presets_for_a_greedy_token_that_numerics_flip(shor
 
 def test_glossary_lists_every_entry_and_filters():
     at = AppTest.from_file(APP, default_timeout=120).run()
-    at.switch_page("pages/glossary.py").run()
+    at.switch_page("course_pages/glossary.py").run()
     assert not at.exception and at.title[0].value == "Glossary"
     entries = [m.value for m in at.markdown if m.value.startswith("**")]
     assert len(entries) == len(glossary.ENTRIES)
@@ -99,7 +99,7 @@ def test_glossary_lists_every_entry_and_filters():
 
 
 def test_lesson9_runs_the_models_again_only_when_a_figures_inputs_change():
-    at = open_page("pages/inside_a_round.py")
+    at = open_page("course_pages/inside_a_round.py")
     at.radio(key="keep_predict_inside").set_value("no, it moves away from p").run()
     view, wrong = at.session_state["inside_view"], at.session_state["inside_wrong_q"]
     at.slider(key="keep_inside_temp").set_value(1.0).run()     # section 2's input: only its figure is computed again

@@ -6,7 +6,7 @@ from specviz.lessons.markup import md_token
 from tests.paths import ROOT
 
 APP = str(ROOT / "app.py")
-PAGE = "pages/draft_and_verify.py"
+PAGE = "course_pages/draft_and_verify.py"
 
 
 def lesson(**query) -> AppTest:
@@ -223,7 +223,7 @@ def test_the_trace_and_settings_survive_a_page_switch():
     at = lesson(k="3")
     press(at, "Next round")
     press(at, "Next round")
-    at.switch_page("pages/biased_admission.py").run()
+    at.switch_page("course_pages/biased_admission.py").run()
     at.switch_page(PAGE).run()
     assert not at.exception
     assert "<b>round 2</b>" in html(at) and at.slider(key="keep_draft_k").value == 3

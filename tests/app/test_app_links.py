@@ -39,12 +39,12 @@ def test_every_page_ends_by_calling_next_lesson():
 
 def test_the_next_page_follows_the_course_order_and_the_glossary_leads_home():
     # model-free pages: lesson 5 and the glossary
-    assert next_link(open_page("pages/biased_admission.py")) == ("Next: 6 · DLoop: more stages, one check", "dloop")
-    assert next_link(open_page("pages/glossary.py")) == ("Next: Home: draft, then verify", "")
+    assert next_link(open_page("course_pages/biased_admission.py")) == ("Next: 6 · DLoop: more stages, one check", "dloop")
+    assert next_link(open_page("course_pages/glossary.py")) == ("Next: Home: draft, then verify", "")
 
 
 def test_a_link_sets_lesson_two_and_the_address_follows_the_widgets():
-    at = open_page("pages/sampling_lossless.py", temp="0.5", prompt=PRESETS[2], other="1")
+    at = open_page("course_pages/sampling_lossless.py", temp="0.5", prompt=PRESETS[2], other="1")
     assert at.slider(key="keep_sampling_temp").value == 0.5
     assert at.selectbox(key="keep_sampling_prompt").value == PRESETS[2]
     assert at.toggle(key="keep_sampling_other").value is True
@@ -54,7 +54,7 @@ def test_a_link_sets_lesson_two_and_the_address_follows_the_widgets():
 
 
 def test_bad_values_in_lesson_two_s_link_are_named_and_the_defaults_kept():
-    at = open_page("pages/sampling_lossless.py", temp="9", prompt="<script>", other="maybe")
+    at = open_page("course_pages/sampling_lossless.py", temp="9", prompt="<script>", other="maybe")
     assert at.slider(key="keep_sampling_temp").value == 1.0 and at.selectbox(key="keep_sampling_prompt").value == PRESETS[0]
     assert at.toggle(key="keep_sampling_other").value is False
     assert [w.value for w in at.warning] == [
@@ -65,7 +65,7 @@ def test_bad_values_in_lesson_two_s_link_are_named_and_the_defaults_kept():
 
 
 def test_the_linked_bounds_are_the_widgets_own():
-    at = open_page("pages/cost_per_token.py", base="12.5", round="20", tokens="3", k="2")
+    at = open_page("course_pages/cost_per_token.py", base="12.5", round="20", tokens="3", k="2")
     assert (at.number_input(key="keep_cost_base").value, at.number_input(key="keep_cost_round").value,
             at.number_input(key="keep_cost_tokens").value, at.slider(key="keep_cost_k").value) == (12.5, 20.0, 3, 2)
     for name, field in LINKED["cost"].items():
@@ -75,7 +75,7 @@ def test_the_linked_bounds_are_the_widgets_own():
 
 
 def test_bad_values_in_lesson_seven_s_link_are_named_and_the_defaults_kept():
-    at = open_page("pages/cost_per_token.py", tokens="0", base="fast", k="99")
+    at = open_page("course_pages/cost_per_token.py", tokens="0", base="fast", k="99")
     assert (at.number_input(key="keep_cost_base").value, at.number_input(key="keep_cost_tokens").value,
             at.slider(key="keep_cost_k").value) == (10.0, 4, 4)
     assert [w.value for w in at.warning] == [
@@ -85,7 +85,7 @@ def test_bad_values_in_lesson_seven_s_link_are_named_and_the_defaults_kept():
 
 
 def test_a_link_opens_lesson_one_at_its_round_and_phase():
-    at = open_page("pages/draft_and_verify.py", k="3", round="2", phase="verify")
+    at = open_page("course_pages/draft_and_verify.py", k="3", round="2", phase="verify")
     html = "\n".join(h.value for h in at.get("html"))
     assert "<b>round 2</b>" in html and 'sv-phase on">2. verify' in html
     assert at.slider(key="keep_draft_k").value == 3
@@ -95,7 +95,7 @@ def test_a_link_opens_lesson_one_at_its_round_and_phase():
 
 
 def test_a_bad_round_in_lesson_one_s_link_is_named_and_it_opens_ready():
-    at = open_page("pages/draft_and_verify.py", round="many", phase="later")
+    at = open_page("course_pages/draft_and_verify.py", round="many", phase="later")
     assert "**Ready** (live)" in "\n".join(m.value for m in at.markdown)
     assert [w.value for w in at.warning] == [
         f"A setting in the link was ignored: {e}. The default is used instead." for e in
@@ -114,7 +114,7 @@ def open_page_at(address: str, page: str, **query) -> AppTest:
 
 
 def test_presenter_mode_shows_the_pages_link_and_the_classs_one_qr_code_in_the_sidebar():
-    at = open_page_at("http://10.0.0.5:8501", "pages/biased_admission.py", presenter="1", p="0.6")
+    at = open_page_at("http://10.0.0.5:8501", "course_pages/biased_admission.py", presenter="1", p="0.6")
     at.slider(key="keep_admission_q").set_value(0.4).run()
     assert (at.query_params["p"], at.query_params["q"], at.query_params["presenter"]) == ("0.6", "0.4", "1")
     link = at.code[-1].value
@@ -129,7 +129,7 @@ def test_presenter_mode_shows_the_pages_link_and_the_classs_one_qr_code_in_the_s
 
 
 def test_a_loopback_address_gives_no_link_students_cannot_open_and_says_what_to_do():
-    at = open_page_at("http://127.0.0.1:8501", "pages/biased_admission.py", presenter="1")
+    at = open_page_at("http://127.0.0.1:8501", "course_pages/biased_admission.py", presenter="1")
     at.sidebar.button[0].click().run()
     assert not at.code and not any("data:image/svg+xml" in h.value for h in at.get("html"))
     assert any("Open the app by the address students will use" in w.value for w in at.sidebar.warning)
@@ -139,12 +139,12 @@ def test_the_hosts_public_url_is_the_class_links_address(tmp_path, monkeypatch):
     config = tmp_path / "specviz.toml"
     config.write_text('[classes]\npublic_url = "https://specviz.example.edu/"\n[sets.embedded]\nembedded = true\n')
     monkeypatch.setenv("SPECVIZ_CONFIG", str(config))
-    at = open_page_at("http://127.0.0.1:8501", "pages/biased_admission.py", presenter="1")
+    at = open_page_at("http://127.0.0.1:8501", "course_pages/biased_admission.py", presenter="1")
     at.sidebar.button[0].click().run()
     assert f"https://specviz.example.edu/?class={at.session_state['class_lead']['code']}" in [
         c.value for c in at.sidebar.code]
 
 
 def test_without_presenter_mode_there_is_no_qr_code():
-    at = open_page("pages/biased_admission.py")
+    at = open_page("course_pages/biased_admission.py")
     assert not at.code and not any("data:image/svg+xml" in h.value for h in at.get("html"))

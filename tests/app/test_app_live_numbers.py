@@ -25,7 +25,7 @@ VERDICT_COST = {"above": "more", "below": "less"}
 @pytest.fixture(scope="module")
 def swept():
     """Lesson 6 at its defaults, swept at its default g alone (a short sweep); the tests only read it."""
-    at = open_page("pages/dloop.py")
+    at = open_page("course_pages/dloop.py")
     at.multiselect(key="keep_dloop_sweep").set_value([at.session_state["keep_dloop_g"]]).run()
     at.radio(key="keep_predict_dloop").set_value("more").run()     # the sweep waits for the prediction
     button(at, "Run the sweep").click().run()
@@ -72,7 +72,7 @@ def test_lesson6_prices_a_later_stage_from_the_sweeps_own_runs(swept):
 
 
 def test_lesson3_drafting_cost_shows_ranges_and_labels_steps_inside_the_noise():
-    at = open_page("pages/parallel_drafting.py")
+    at = open_page("course_pages/parallel_drafting.py")
     charts = len(at.get("plotly_chart"))
     button(at, "Time drafting").click().run()
     assert not at.exception and len(at.get("plotly_chart")) == charts + 1

@@ -60,6 +60,9 @@ def test_home_explains_and_links_every_lesson():
 @pytest.mark.slow   # a live measurement on the models; its sentences are planted in the inner loop
 def test_home_race_shows_identical_greedy_text_and_measured_speeds(short_runs):
     at = open_page()
+    # a fresh server's own measurement of the opening setting holds the engine first: a race clicked
+    # meanwhile waits its turn (the first test of a process to open home finds it still running)
+    measurement(at.session_state[MODEL_SET], at.session_state[DEVICE]).wait()
     predict(at, "home", "yes, token for token")
     button(at, "Start the race").click().run()
     assert not at.exception
@@ -99,7 +102,7 @@ def test_sidebar_reports_the_loaded_models():
 
 
 def test_lesson5_shows_the_appendix_a_figures():
-    at = predict(open_page("pages/biased_admission.py"), "admission", "exactly p(A)")
+    at = predict(open_page("course_pages/biased_admission.py"), "admission", "exactly p(A)")
     body = text(at)
     for figure in ("Θ₀ = 1.0", "Θ₁ = 0.9", "Θ₂ = 1.134", "Θ₂ = 0.81", "P(A) = 0.85", "P(A) = 0.7"):
         assert figure in body, figure
@@ -107,7 +110,7 @@ def test_lesson5_shows_the_appendix_a_figures():
 
 
 def test_lesson5_answer_follows_edited_distributions():
-    at = open_page("pages/biased_admission.py")
+    at = open_page("course_pages/biased_admission.py")
     predict(at, "admission", "more than p(A)")
     assert "0.5·1.0 + 0.5·0.7 = **0.85**" in text(at)
     at.slider(key="keep_admission_p").set_value(0.5).run()
@@ -127,7 +130,7 @@ def walk(node):
 
 
 def test_lesson7_calculator_reproduces_the_seed_example():
-    at = predict(open_page("pages/cost_per_token.py"), "cost", "slower")
+    at = predict(open_page("course_pages/cost_per_token.py"), "cost", "slower")
     # the one-token answer is the first thing the reveal shows, before the calculator's 4-token "faster"
     assert next(m.value for m in at.markdown if m.value.startswith("**Answer:")).startswith("**Answer: slower (0.71×).**")
     shown = [(node.type, getattr(node, "value", None)) for node in walk(at.main)]
@@ -158,7 +161,7 @@ def test_home_says_what_a_planted_race_supports():
 
 @pytest.mark.slow   # a live measurement on the models; its sentences are planted in the inner loop
 def test_lesson7_measures_live_costs_and_widths():
-    at = predict(open_page("pages/cost_per_token.py"), "cost", "slower")   # the verdicts wait for the answer
+    at = predict(open_page("course_pages/cost_per_token.py"), "cost", "slower")   # the verdicts wait for the answer
     labels = [m.label for m in at.metric]
     assert "plain decoding, per token" in labels and "tokens per round" in labels
     assert "committed tokens =" in text(at)
@@ -177,7 +180,7 @@ def test_lesson7_measures_live_costs_and_widths():
 
 
 def test_lesson8_fills_the_checklist_beside_reported_figures(short_runs):
-    at = predict(open_page("pages/reading_a_speedup.py"), "speedup", "can't tell without measuring")
+    at = predict(open_page("course_pages/reading_a_speedup.py"), "speedup", "can't tell without measuring")
     table = at.table[0].value
     assert list(table.index) == ["target", "baseline", "sampling rule", "hardware", "engine",
                                  "context and output lengths", "load", "timed boundary", "result"]
@@ -191,7 +194,7 @@ def test_lesson8_fills_the_checklist_beside_reported_figures(short_runs):
 
 @pytest.mark.slow   # a live measurement on the models; its sentences are planted in the inner loop
 def test_lesson8_puts_prose_and_code_side_by_side_with_the_same_drafter(short_runs):
-    at = open_page("pages/reading_a_speedup.py")
+    at = open_page("course_pages/reading_a_speedup.py")
     button(at, "Compare prose and code").click().run()
     assert not at.exception
     table = at.table[-1].value
@@ -207,7 +210,7 @@ def test_lesson8_puts_prose_and_code_side_by_side_with_the_same_drafter(short_ru
 def test_lesson8_names_what_moved_in_a_planted_comparison_and_nothing_inside_the_noise(short_runs):
     """The sentence under the table reads the comparison on screen: plant one where only the round's
     drafting moved and the speedups overlap, and the page must say so, not name the prefix."""
-    at = open_page("pages/reading_a_speedup.py")
+    at = open_page("course_pages/reading_a_speedup.py")
     both = {"settings": at.session_state["measurement"]["settings"]}
     for name, speedup, draft in (("prose", 1.06, 15.8), ("code", 1.34, 4.7)):
         nine = {"median": 9.0, "low": 8.0, "high": 10.0, "runs": 6}
@@ -227,7 +230,7 @@ def test_lesson8_table_shows_the_numbers_its_sentence_cites(short_runs):
     """The table's rows are the medians workloads.explain cites under it: the same quantity computed
     another way (pooled over the runs, 2.29 where the median is 2.30) would have the projector
     contradict itself."""
-    at = open_page("pages/reading_a_speedup.py")
+    at = open_page("course_pages/reading_a_speedup.py")
     both = {"settings": at.session_state["measurement"]["settings"]}
     for name, per_forward in (("prose", 1.64), ("code", 2.30)):
         nine = {"median": 9.0, "low": 8.9, "high": 9.1, "runs": 6}
@@ -247,7 +250,7 @@ def test_lesson8_table_shows_the_numbers_its_sentence_cites(short_runs):
 
 
 def test_a_prompt_box_offers_code_beside_prose_and_runs_it():
-    at = open_page("pages/sampling_lossless.py")
+    at = open_page("course_pages/sampling_lossless.py")
     box = at.selectbox(key="keep_sampling_prompt")
     assert 'def mean(values): ↵    """Return the average of the numbers in values.""" ↵    return sum(' in box.options
     box.select_index(len(box.options) - 1).run()       # the docstring to finish
@@ -255,13 +258,13 @@ def test_a_prompt_box_offers_code_beside_prose_and_runs_it():
 
 
 def test_lesson2_rebuilds_p_from_the_real_models():
-    at = predict(open_page("pages/sampling_lossless.py"), "sampling", "p (the target)")
+    at = predict(open_page("course_pages/sampling_lossless.py"), "sampling", "p (the target)")
     assert len(at.get("plotly_chart")) == 3
     assert "acceptance rate" in text(at)
 
 
 def test_lesson2_seed_example_and_three_sentences():
-    at = predict(open_page("pages/sampling_lossless.py"), "sampling", "p (the target)")
+    at = predict(open_page("course_pages/sampling_lossless.py"), "sampling", "p (the target)")
     at.radio(key="keep_sampling_source").set_value("the article's 0.4 / 0.2 example").run()
     assert "0.4 × 0.5 = **0.2**" in text(at)
     button(at, "Sample three continuations").click().run()
@@ -276,7 +279,7 @@ def test_lesson2_seed_example_and_three_sentences():
 def test_lesson2_says_what_its_own_draws_did_to_the_distance_from_p(rounds):
     """The answer's sentence about the distance from p is read off the draws on screen: planted by the
     distributions, the rounds and the seed, recomputed here from the same draws."""
-    at = predict(open_page("pages/sampling_lossless.py"), "sampling", "p (the target)")
+    at = predict(open_page("course_pages/sampling_lossless.py"), "sampling", "p (the target)")
     at.radio(key="keep_sampling_source").set_value("the article's 0.4 / 0.2 example").run()
     at.select_slider(key="keep_sampling_n").set_value(rounds).run()
     at.number_input(key="keep_sampling_seed").set_value(7).run()
@@ -294,7 +297,7 @@ def test_lesson2_says_what_its_own_draws_did_to_the_distance_from_p(rounds):
 
 def test_lesson2_draws_a_typed_distribution_and_rejects_one_that_is_not():
     import pandas as pd
-    at = predict(open_page("pages/sampling_lossless.py"), "sampling", "p (the target)")
+    at = predict(open_page("course_pages/sampling_lossless.py"), "sampling", "p (the target)")
     at.radio(key="keep_sampling_source").set_value("typed by hand").run()
     assert not at.exception and not at.error and len(at.get("plotly_chart")) == 3
     # the table as a learner leaves it after typing a negative probability into p
@@ -308,7 +311,7 @@ def test_lesson2_draws_a_typed_distribution_and_rejects_one_that_is_not():
 
 @pytest.mark.slow   # a live measurement on the models; its sentences are planted in the inner loop
 def test_lesson6_counts_sk_plus_one_and_runs_a_live_round_and_sweep():
-    at = open_page("pages/dloop.py")
+    at = open_page("course_pages/dloop.py")
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["one check of S stages commits at most"] == "S·k+1 = 7"   # S = 3, k = 2 (sweep.OPENING)
     assert metrics["S separate checks commit at most"] == "S(k+1) = 9"
@@ -340,7 +343,7 @@ def test_lesson6_counts_sk_plus_one_and_runs_a_live_round_and_sweep():
 
 
 def test_lesson3_compares_marginals_with_the_markov_head_and_samples_blocks():
-    at = predict(open_page("pages/parallel_drafting.py"), "parallel", "a few")
+    at = predict(open_page("course_pages/parallel_drafting.py"), "parallel", "a few")
     assert len(at.get("plotly_chart")) == 2                       # DFlash and DSpark phrase charts
     assert text(at).count("P(“of problem”)") == 2
     button(at, "Sample 200").click().run()
@@ -354,7 +357,7 @@ def test_lesson3_compares_marginals_with_the_markov_head_and_samples_blocks():
 
 def test_lesson3_says_what_planted_samples_and_drafting_times_support():
     """The answer and the drafting-cost sentence read the numbers on screen, not the ones a page expects."""
-    at = predict(open_page("pages/parallel_drafting.py"), "parallel", "none")
+    at = predict(open_page("course_pages/parallel_drafting.py"), "parallel", "none")
     at.session_state["parallel_samples"] = {"dflash": {" of course": 60, " of problem": 35, " no course": 50},
                                             "dspark": {" of course": 90, " no problem": 110}}
     times = {("ar", 1): [1.0, 1.1], ("ar", 8): [10.0, 13.9], ("dflash", 1): [1.6, 1.7], ("dflash", 8): [7.0, 7.5],
@@ -394,7 +397,7 @@ def planted_sweep(first=(2.67, 2.13), looping=(2.83, 2.33), runs_one=(10.0, 16.0
 
 
 def test_lesson6_reads_a_planted_sweep_after_the_prediction_and_never_shows_a_cost_inside_the_noise():
-    at = open_page("pages/dloop.py")
+    at = open_page("course_pages/dloop.py")
     at.session_state["dloop_sweep"] = planted_sweep()
     at.run()
     assert not at.dataframe and "tokens with the training against" not in text(at)    # nothing before the prediction
@@ -416,7 +419,7 @@ def test_lesson6_reads_a_planted_sweep_after_the_prediction_and_never_shows_a_co
 
 
 def test_lesson4_allocates_live_drafts_with_algorithm1():
-    at = predict(open_page("pages/verification_budget.py"), "budget", "less")
+    at = predict(open_page("course_pages/verification_budget.py"), "budget", "less")
     at.slider(key="keep_budget_R").set_value(3).run()
     button(at, "Draft, profile and allocate").click().run()
     assert not at.exception

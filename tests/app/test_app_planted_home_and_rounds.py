@@ -18,7 +18,7 @@ VERDICT = {"tokens_per_round": 2.0, "round_in_steps": 1.6, "wins": True}
 
 
 def planted_race(at, plain: list[str], spec: list[str], runs=(1.21, 1.30, 1.42), prompt: str = PRESETS[0]):
-    """A finished race in session_state, as pages/home.py stores one, with these two token texts."""
+    """A finished race in session_state, as course_pages/home.py stores one, with these two token texts."""
     lanes = [("plain decoding", [(t, "bonus") for t in plain], 10.0, 10.0 * len(plain)),
              ("speculative", [(t, "accepted") for t in spec], 8.0, 8.0 * len(spec))]
     at.session_state["home_race"] = {"lanes": lanes, "speedup": spread(runs), "verdict": VERDICT,

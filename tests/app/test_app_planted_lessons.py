@@ -21,7 +21,7 @@ S_INPUTS = "inputs_of_"   # appkit.runtime.remember's prefix: a remembered figur
 def test_lesson3_labels_each_drafting_step_and_answers_from_planted_counts_and_positions():
     """The "against the k before" column (parallel.cost_steps), the answer on its "none" and "a few" sides
     (parallel.answer) and the acceptance-by-position sentence (parallel.decay_note), each from planted numbers."""
-    at = predict(open_page("pages/parallel_drafting.py"), "parallel", "a few")
+    at = predict(open_page("course_pages/parallel_drafting.py"), "parallel", "a few")
     times = {("ar", 1): [1.0, 1.1], ("ar", 2): [1.05, 1.2], ("ar", 4): [4.0, 4.4], ("dspark", 1): [3.0, 3.1],
              ("dspark", 2): [2.0, 2.2]}
     at.session_state["parallel_cost"] = {"rows": [{"drafter": d, "k": k, "draft_ms": spread(ms).median,
@@ -52,7 +52,7 @@ def test_lesson3_labels_each_drafting_step_and_answers_from_planted_counts_and_p
 def test_lesson8_says_code_is_ahead_and_what_a_drafter_that_saved_no_round_did(short_runs):
     """workloads.explain's "above" side, and the forward metrics' help (cost.forwards_help) from a planted
     measurement whose rounds saved nothing: the help must not say "fewer target rounds"."""
-    at = open_page("pages/reading_a_speedup.py")
+    at = open_page("course_pages/reading_a_speedup.py")
     planted = copy.copy(at.session_state["measurement"])
     plain = planted["plain"]["costs"]
     planted["speculative"] = dict(planted["speculative"], costs=dict(
@@ -83,7 +83,7 @@ def test_lesson8_says_code_is_ahead_and_what_a_drafter_that_saved_no_round_did(s
 def test_lesson9_says_what_planted_attention_shares_and_distances_show():
     """inside.block_attention_note on each side (the block read by some slots, by none) and inside.wrong_q_note
     (a wrong q far from p, and one that lands on p by luck), planted under the live figures' own inputs."""
-    at = open_page("pages/inside_a_round.py")
+    at = open_page("course_pages/inside_a_round.py")
     predict(at, "inside", "no, it moves away from p")
     S = at.session_state
     for name, shares, expected in (("reads", [0.9, 0.05, 0.8, 0.1], inside.block_attention_note([0.9, 0.05, 0.8, 0.1])),
@@ -114,7 +114,7 @@ def test_lesson4_answers_from_a_planted_profile_on_each_side():
     """budget.load_heading, load_answer, load_reason and padding_note from the page's own drafts priced with a
     planted SPS table: flat (every proposal admitted at every load: the same) and one that collapses past five
     slots (request 1 is admitted fewer under load)."""
-    at = predict(open_page("pages/verification_budget.py"), "budget", "less")
+    at = predict(open_page("course_pages/verification_budget.py"), "budget", "less")
     at.slider(key="keep_budget_R").set_value(3).run()
     button(at, "Draft, profile and allocate").click().run()
     assert not at.exception
@@ -151,7 +151,7 @@ def test_lesson7_says_the_side_every_planted_run_fell_on_and_why_a_cheaper_round
     res["speculative"]["runs_costs"] = [cheap, cheap]
     at = open_page()
     at.session_state["measurement"] = res
-    at.switch_page("pages/cost_per_token.py").run()
+    at.switch_page("course_pages/cost_per_token.py").run()
     predict(at, "cost", "slower")   # the measured verdict waits for the answer
     assert not at.exception, [e.value for e in at.exception]
     c = cost.regimes(res, pricing.LARGE_GPU)
@@ -174,7 +174,7 @@ def test_lesson6_answers_from_the_planted_sweep_s_stages_a_round_on_each_side():
     "more"; the reason after it is the one dloop.stages_reason gives that sweep."""
     from specviz.lessons import dloop
     from tests.app.test_app_pages import planted_sweep
-    at = predict(open_page("pages/dloop.py"), "dloop", "fewer")
+    at = predict(open_page("course_pages/dloop.py"), "dloop", "fewer")
     opened = planted_sweep()
     shut = [dict(r, threshold=-4.0, stages_per_round=1.0, looped=0.0) for r in opened["rows"]]
     opened["rows"] = shut + opened["rows"]
@@ -196,7 +196,7 @@ def test_lesson6_says_where_a_later_stage_paid_from_the_planted_runs_on_each_sid
     all cheaper a token than one stage a round pay, all dearer do not, and runs on both sides are noise.
     Catches a verdict written in advance, or one read from the wrong drafter's rows."""
     from tests.app.test_app_pages import planted_sweep
-    at = predict(open_page("pages/dloop.py"), "dloop", "fewer")
+    at = predict(open_page("course_pages/dloop.py"), "dloop", "fewer")
     for runs_g, verdict in (((8.0, 8.5, 9.0), "the stages it added paid for themselves"),
                             ((13.0, 14.0, 15.0), "the stages it added cost more than their tokens were worth"),
                             ((9.0, 10.5, 12.0), "the difference from one stage a round is within this machine's noise")):
@@ -212,7 +212,7 @@ def test_lesson9_states_each_dloop_stage_s_gate_from_its_planted_numbers():
     """inside.gate_reason in lesson 9's DLoop table, from a planted copy of the live round under its own inputs:
     a stage above g drafts another, one below g stops, a confident stage at the limit S stops and says why.
     Catches a gate column read from the drafter's flag, or from anything but Σ log q, g and S on screen."""
-    at = open_page("pages/inside_a_round.py")
+    at = open_page("course_pages/inside_a_round.py")
     predict(at, "inside", "no, it moves away from p")
     S = at.session_state
     inputs = S[S_INPUTS + "inside_dloop"]
@@ -246,7 +246,7 @@ def test_lesson7_and_8_print_a_speedup_that_is_the_division_of_the_times_beside_
     the printed speedup is plain ÷ speculative as printed, the priced table's ms per token is the headline's, and
     the break-even chart's tokens a round are the table's round in steps. Planted bugs: the median of ratios beside
     the medians of each side (18.79 / 23.26 printed beside 0.76×), a table priced on another run pair."""
-    at = predict(open_page("pages/cost_per_token.py"), "cost", "slower")
+    at = predict(open_page("course_pages/cost_per_token.py"), "cost", "slower")
     live = at.session_state["measurement"]
     sides = {"plain": rescaled(live["plain"], [1.0, 1.3, 0.8]), "speculative": rescaled(live["speculative"], [1.25, 0.9, 1.0])}
     at.session_state["measurement"] = {**live, **cost.pair_up(sides)}
@@ -261,7 +261,7 @@ def test_lesson7_and_8_print_a_speedup_that_is_the_division_of_the_times_beside_
     notes = [a.get("text", "") for c in at.get("plotly_chart") for a in json.loads(c.proto.spec)["layout"].get("annotations", [])]
     assert f"break-even {table.loc['round, in steps', here]} tokens/round" in notes
 
-    at8 = open_page("pages/reading_a_speedup.py")
+    at8 = open_page("course_pages/reading_a_speedup.py")
     at8.session_state["measurement"] = at.session_state["measurement"]
     predict(at8, "speedup", "can't tell without measuring")
     result = at8.table[0].value["this app, measured now"]["result"]

@@ -34,7 +34,7 @@ def test_lesson2_says_same_text_only_when_plain_and_speculative_with_one_seed_ma
     """coupling.same_seed_caption under lesson 2's three continuations, on each side. The third line (the next
     seed) is planted opposite to the verdict each time: equal to plain sampling's where the same seed parted,
     different where it matched. Catches a fixed caption, and one comparing the wrong two lines."""
-    at = predict(open_page("pages/sampling_lossless.py"), "sampling", "p (the target)")
+    at = predict(open_page("course_pages/sampling_lossless.py"), "sampling", "p (the target)")
     for plain, same_seed, next_seed, said in (
             (" and then he", " and then he", " and so", "gave the same text"),
             (" and then he", " and then she", " and then he", "gave different texts")):
@@ -62,7 +62,7 @@ def test_lesson7_states_free_drafting_width_and_layout_gap_from_planted_numbers(
     at = open_page()
     res = planted_measurement(app_models(at))
     at.session_state["measurement"] = res
-    at.switch_page("pages/cost_per_token.py").run()
+    at.switch_page("course_pages/cost_per_token.py").run()
     predict(at, "cost", "slower")   # what free drafting would give waits for the answer
     assert not at.exception, [e.value for e in at.exception]
     tokens_ = res["speculative"]["costs"]["tokens"]
@@ -123,7 +123,7 @@ def test_lesson9_counts_the_planted_prompts_that_parted_and_names_where(short_ru
     Catches a count written in advance, a "no prompt here shows a flipped token" beside prompts that parted,
     a token position off by one, a gap rounded to a judgement, and a speculative-equals-plain count written
     in advance (inside.speculative_note: one planted prompt's speculative output parted)."""
-    at = open_page("pages/inside_a_round.py")
+    at = open_page("course_pages/inside_a_round.py")
 
     def row(prompt, first, f32="", bf16="", gap=None):
         return {"prompt": prompt, "first_difference": first, "float32_token": f32, "bfloat16_token": bf16,
@@ -237,7 +237,7 @@ def test_lesson6_sums_up_a_planted_dloop_round_by_how_it_ended():
     S = 1 (one stage, no gate), which the page's slider allows. Catches a fixed "+ 1 correction", counts read
     from anything but the round on screen, and the page failing on a round with no stage table (it drew an
     empty st.html)."""
-    at = open_page("pages/dloop.py")
+    at = open_page("course_pages/dloop.py")
     trace = Generation(app_models(at), PROMPT, Settings.greedy("dloop", 24, k=2, loop_threshold=0.0,
                                                                max_stages=1)).run()
     ending = {"bonus": "1 bonus", "correction": "1 correction", "stop": "1 token the target supplies at the stop rule"}
@@ -261,7 +261,7 @@ def test_lesson8_checklist_says_no_when_the_planted_baseline_s_output_differs(sh
     """checklist.ours's sampling row on both sides in lesson 8's table: the page's own greedy measurement
     (identical: yes), then the same measurement with its baseline's trace planted from another prompt's real
     run (NO). Catches a row that says "yes" without comparing the two outputs."""
-    at = predict(open_page("pages/reading_a_speedup.py"), "speedup", "can't tell without measuring")
+    at = predict(open_page("course_pages/reading_a_speedup.py"), "speedup", "can't tell without measuring")
     res = at.session_state["measurement"]
     assert res["plain"]["trace"].new_ids == res["speculative"]["trace"].new_ids      # the premise: greedy, lossless
     rule = "greedy (temperature 0); output identical to the baseline: "

@@ -62,27 +62,27 @@ def metric(at: AppTest, label: str) -> str | None:
 
 # page -> (prediction key, an option, what to do first, whether the answer is on the page)
 PAGES = {
-    "pages/home.py": ("home", "no, different texts", None,
+    "course_pages/home.py": ("home", "no, different texts", None,
                       lambda at: "decisions stay identical" in body(at)
                       and not next(b for b in at.button if b.label == "Start the race").disabled),
-    "pages/sampling_lossless.py": ("sampling", "q (the drafter)", None,
+    "course_pages/sampling_lossless.py": ("sampling", "q (the drafter)", None,
                                    lambda at: charts(at) == 3 and "distance from p (total variation)" in columns(at)
                                    and "**Answer: p.**" in body(at) and "acceptance rate" in body(at)),
-    "pages/parallel_drafting.py": ("parallel", "none", None,
+    "course_pages/parallel_drafting.py": ("parallel", "none", None,
                                    lambda at: charts(at) == 2 and body(at).count("P(“of problem”)") == 2),
-    "pages/verification_budget.py": ("budget", "more", "Draft, profile and allocate",
+    "course_pages/verification_budget.py": ("budget", "more", "Draft, profile and allocate",
                                      lambda at: "padded slots" in columns(at) and "**Answer, measured here: " in body(at)),
-    "pages/biased_admission.py": ("admission", "exactly p(A)", None,
+    "course_pages/biased_admission.py": ("admission", "exactly p(A)", None,
                                   lambda at: metric(at, "retrospective (search without the stop)") == "P(A) = 0.85"
                                   and "0.85" in body(at) and charts(at) == 3),
-    "pages/dloop.py": ("dloop", "fewer", None, lambda at: "**Answer: more.**" in body(at)),
-    "pages/cost_per_token.py": ("cost", "faster", None,
+    "course_pages/dloop.py": ("dloop", "fewer", None, lambda at: "**Answer: more.**" in body(at)),
+    "course_pages/cost_per_token.py": ("cost", "faster", None,
                                 lambda at: metric(at, "break-even, tokens a round") == "1.40"
                                 and "**Answer: slower (0.71×).** Committing one token" in body(at)
                                 and "round time ÷ plain ms per token" in body(at)),
-    "pages/reading_a_speedup.py": ("speedup", "no, it would be lower", None,
+    "course_pages/reading_a_speedup.py": ("speedup", "no, it would be lower", None,
                                    lambda at: len(at.table) == 4 and "**Answer: can't tell" in body(at)),
-    "pages/inside_a_round.py": ("inside", "yes, the ratio rule corrects any q", None,
+    "course_pages/inside_a_round.py": ("inside", "yes, the ratio rule corrects any q", None,
                                 lambda at: metric(at, "true q (Markov head, after temperature and top-k)") is not None
                                 and inside.wrong_q_answer(at.session_state["inside_wrong_q"]["cases"]["marginal"]
                                                           ["distance"]) in body(at)),
@@ -92,7 +92,7 @@ PAGES = {
 @pytest.mark.parametrize("page", list(PAGES))
 def test_the_answer_appears_only_after_a_choice(page):
     key, option, first, answered = PAGES[page]
-    at = open_page(None if page == "pages/home.py" else page)
+    at = open_page(None if page == "course_pages/home.py" else page)
     if first:
         press(at, first)
     question = at.radio(key="keep_predict_" + key)
@@ -104,16 +104,16 @@ def test_the_answer_appears_only_after_a_choice(page):
 
 
 def test_reveal_shows_the_answer_without_a_choice_and_both_survive_a_page_switch():
-    at = open_page("pages/cost_per_token.py")
+    at = open_page("course_pages/cost_per_token.py")
     assert metric(at, "break-even, tokens a round") is None
     reveal(at, "cost")
     assert metric(at, "break-even, tokens a round") == "1.40" and at.radio(key="keep_predict_cost").value is None
-    at.switch_page("pages/biased_admission.py").run()
+    at.switch_page("course_pages/biased_admission.py").run()
     assert "0.85" not in body(at)
     choose(at, "admission", "more than p(A)")
-    run(at.switch_page("pages/cost_per_token.py").run())
+    run(at.switch_page("course_pages/cost_per_token.py").run())
     assert metric(at, "break-even, tokens a round") == "1.40"          # the reveal was kept
-    run(at.switch_page("pages/biased_admission.py").run())
+    run(at.switch_page("course_pages/biased_admission.py").run())
     assert at.radio(key="keep_predict_admission").value == "more than p(A)"   # and so was the choice
     assert metric(at, "retrospective (search without the stop)") == "P(A) = 0.85"
 
@@ -128,7 +128,7 @@ def test_lesson7s_measured_verdict_waits_for_the_worked_examples_answer(short_ru
     """The worked example asks whether speculation is faster or slower; the live measurement's verdict on
     the same question is an answer too, and waits for the class's. Planted bug it catches: "slower than
     plain decoding in every run" (and what free drafting would give) drawn beside an unanswered question."""
-    at = open_page("pages/cost_per_token.py")
+    at = open_page("course_pages/cost_per_token.py")
     assert "Speedup over the runs:" not in body(at) and not any(v in body(at) for v in VERDICTS)
     assert any("once the question above is answered" in c.value for c in at.caption)
     choose(at, "cost", "faster")
@@ -138,14 +138,14 @@ def test_lesson7s_measured_verdict_waits_for_the_worked_examples_answer(short_ru
 
 
 def test_in_presenter_mode_the_key_a_reveals():
-    at = open_page("pages/biased_admission.py")
+    at = open_page("course_pages/biased_admission.py")
     assert at.button(key="predict_reveal_admission").proto.shortcut == ""
     run(at.toggle(key="keep_presenter").set_value(True).run())
     assert at.button(key="predict_reveal_admission").proto.shortcut.upper() == "A"
 
 
 def test_lesson1_holds_the_round_back_until_the_prediction():
-    at = open_page("pages/draft_and_verify.py")
+    at = open_page("course_pages/draft_and_verify.py")
     press(at, "Next phase")                                  # round 1, draft phase
     assert at.radio(key="keep_predict_draft_0").label.startswith("**Predict:**")
     assert "not computed yet" in html(at) and "You predicted" not in body(at)
@@ -160,8 +160,8 @@ def test_lesson1_holds_the_round_back_until_the_prediction():
 
 # --- words ---------------------------------------------------------------------------------------------
 SNAKE = re.compile(r"\b[a-z]+_[a-z_]+\b")
-CODE_NAMES = {"pages/draft_and_verify.py": {"n_matches"},   # lesson 1 shows transformers' code, explained
-              "pages/glossary.py": {"n_matches"}}           # and the glossary defines it
+CODE_NAMES = {"course_pages/draft_and_verify.py": {"n_matches"},   # lesson 1 shows transformers' code, explained
+              "course_pages/glossary.py": {"n_matches"}}           # and the glossary defines it
 FORBIDDEN = [re.compile(p) for p in (r"seed 0\d\d", r"(?i)the seed's", r"(?i)in the seed\b", r"specviz/",
                                      r"\b(ar|dflash|dspark|dloop|dloop-plain)\b")]   # drafter keys
 
@@ -213,19 +213,19 @@ def short_sweep(at: AppTest) -> AppTest:
 
 
 # pages whose measurements write text of their own: (what to set first, the buttons that run them)
-MEASURED = {"pages/parallel_drafting.py": (None, ["Sample 200", "Measure conditional acceptance", "Time drafting"]),
-            "pages/dloop.py": (short_sweep, ["Draft and check one round", "Run the sweep"])}
+MEASURED = {"course_pages/parallel_drafting.py": (None, ["Sample 200", "Measure conditional acceptance", "Time drafting"]),
+            "course_pages/dloop.py": (short_sweep, ["Draft and check one round", "Run the sweep"])}
 
 
 @pytest.mark.slow
 def test_no_page_shows_file_numbers_snake_case_module_paths_or_drafter_keys(short_runs):
     at = open_page()
     found = {}
-    for page, (key, option, first, _) in {"pages/home.py": PAGES["pages/home.py"], **PAGES,
-                                          "pages/draft_and_verify.py": ("draft_1", 0, None, None),
-                                          "pages/glossary.py": (None, None, None, None)}.items():
+    for page, (key, option, first, _) in {"course_pages/home.py": PAGES["course_pages/home.py"], **PAGES,
+                                          "course_pages/draft_and_verify.py": ("draft_1", 0, None, None),
+                                          "course_pages/glossary.py": (None, None, None, None)}.items():
         run(at.switch_page(page).run())
-        if page == "pages/draft_and_verify.py":       # into a round, with its tables and verdicts
+        if page == "course_pages/draft_and_verify.py":       # into a round, with its tables and verdicts
             press(at, "Next round")
             press(at, "Next phase")
             press(at, "Next phase")

@@ -34,7 +34,7 @@ def planted_measurement(models) -> dict:
 def lesson7(models):
     at = open_page()
     at.session_state["measurement"] = planted_measurement(models)
-    at.switch_page("pages/cost_per_token.py").run()
+    at.switch_page("course_pages/cost_per_token.py").run()
     assert not at.exception, [e.value for e in at.exception]
     return at
 
@@ -93,7 +93,7 @@ def test_lesson6_prices_a_later_stage_in_both_regimes_from_a_planted_sweep(model
                                 max_new_tokens=16, repeats=2)
     at = open_page()
     at.session_state["dloop_sweep"] = {**res, "prompt": "He said, he said", "k": 4, "S": 3, "seconds": 1.0}
-    at.switch_page("pages/dloop.py").run()
+    at.switch_page("course_pages/dloop.py").run()
     assert "Run the sweep above: both prices come from its rounds." in [i.value for i in at.info]   # held back
     predict(at, "dloop", "more")
     regimes = dloop.stage_in_regimes(res, pricing.LARGE_GPU, "this machine")
@@ -111,7 +111,7 @@ def test_lesson8s_hardware_row_names_the_round_cost_here_and_priced_on_a_large_t
     from specviz.lessons import speedup
     from tests.app.test_app_pages import predict
     at = lesson7
-    at.switch_page("pages/reading_a_speedup.py").run()
+    at.switch_page("course_pages/reading_a_speedup.py").run()
     predict(at, "speedup", "can't tell without measuring")
     said = speedup.steps_compared(cost.regimes(at.session_state["measurement"], pricing.LARGE_GPU))
     hardware = next(t.value for t in at.table if "this app, measured now" in t.value.columns)["this app, measured now"]

@@ -9,7 +9,7 @@ from streamlit.testing.v1 import AppTest
 from tests.app.test_app_pages import APP, button
 from tests.unit.hosting.test_published_hosting import host  # noqa: F401  (the fixture: the host's folders)
 
-LESSONS = ["pages/parallel_drafting.py", "pages/verification_budget.py", "pages/dloop.py"]
+LESSONS = ["course_pages/parallel_drafting.py", "course_pages/verification_budget.py", "course_pages/dloop.py"]
 
 
 def open_set(monkeypatch, host, set_name: str, page: str) -> AppTest:  # noqa: F811

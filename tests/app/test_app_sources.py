@@ -19,16 +19,16 @@ TITLE = "How speculative decoding checks ahead"
 # page: (an option to choose in whichever radio offers it, or None; a button to press or None;
 #        [(phrase, must the same element cite the source by title)], [phrases no longer on the page])
 CASES = {
-    "pages/sampling_lossless.py": ("the article's 0.4 / 0.2 example", None, [
+    "course_pages/sampling_lossless.py": ("the article's 0.4 / 0.2 example", None, [
         ("The other two tokens are **this app's**", False),
         ("**another** (target 0.5, drafter 0.3) and **a third** (0.3 and 0.3)", False),
     ], []),
-    "pages/parallel_drafting.py": (None, None, [
+    "course_pages/parallel_drafting.py": (None, None, [
         ("an **alternative recurrent head** carries more within-block history", True),
         ("how much additional surviving prefix repays the head's latency", True),
         ("The embedded DFlash has DFlash's mechanics but reads its proposals in DSpark's alignment", False),
     ], []),
-    "pages/verification_budget.py": (None, "Draft, profile and allocate", [
+    "course_pages/verification_budget.py": (None, "Draft, profile and allocate", [
         ("a default synthetic 8192-token context** that may need adjustment", True),
         ("**shape profiling, backend restrictions", True),
         ("**parallel backbone pass that produced it remains a cost of the round**", True),
@@ -38,7 +38,7 @@ CASES = {
         ("This app's own too: the order of admission, likeliest first", True),
         ("this app's version admits the likeliest proposals first", False),
     ], ["This app's own: the name Algorithm 1", "From the DSpark paper", "The scheduler admits the likeliest"]),
-    "pages/biased_admission.py": ("exactly p(A)", None, [
+    "course_pages/biased_admission.py": ("exactly p(A)", None, [
         ("it admits ℓ = 0 whatever x₁ is, so the target always draws afresh", True),
         ("the policy that speculates without bias", True),
         ("the names Algorithm 1 and Θ = τ · SPS(B) are this app's notation for the scheduler the source describes "
@@ -49,7 +49,7 @@ CASES = {
          "isolating admission from the current token's realization.”", True),
     ], ["Algorithm 1 with the stop", "and the names Algorithm 1, τ and Θ", "are the DSpark paper's",
         "rests the argument"]),
-    "pages/dloop.py": (None, None, [
+    "course_pages/dloop.py": (None, None, [
         ("**an early rejection discards every later block**", True),
         ("DSpark may **prune** a suffix while DLoop may **extend** a draft", True),
         ("the parallel backbone pass that produced it remains a cost of the round", True),
@@ -59,7 +59,7 @@ CASES = {
         # the large-target profile: the source's example, this app's assumptions (was "built from the sources")
         ("This app's assumptions: 0.5 ms for each further position checked, 2 ms a drafting stage and k = 4", True),
     ], ["large-target profile built from the sources"]),
-    "pages/cost_per_token.py": (None, None, [
+    "course_pages/cost_per_token.py": (None, None, [
         ("**small distributed communication operations that remain latency-bound**", True),
         ("a **large** model *can* spend much of a step moving weights", True),
         ("This profile is hypothetical, and this app's reading. From the worked example of", True),
@@ -70,7 +70,7 @@ CASES = {
         ("load, context length, depth and synchronization are not varied", True),
     ], ["the step is dominated by reading the weights", "(from the sources)", "taken from the sources",
         "read from the sources", "built from the sources"]),
-    "pages/reading_a_speedup.py": ("can't tell without measuring", None, [
+    "course_pages/reading_a_speedup.py": ("can't tell without measuring", None, [
         ("questions of that closing checklist, and a **result** row this app adds", False),
         ("Table A2's reported throughput (tok/s); not stated whether aggregate or per user", False),
         ("its 0.5 ms a further position and 2 ms a stage are this app's assumptions", True),
@@ -88,7 +88,7 @@ CASES = {
     ], ["several concurrencies, up to 32", "aggregate throughput (tok/s), not per-user latency",
         "(from the sources)", "shows load reversing a gain", "while added to DSpark at the same load",
         "for each benchmark dataset"]),
-    "pages/inside_a_round.py": (None, None, [
+    "course_pages/inside_a_round.py": (None, None, [
         ("aligns these predictions with a **frozen target**", True),
         ("**leaking between training blocks**", True),
         ("is **not rerun for each proposed token**", True),
@@ -190,7 +190,7 @@ def test_the_works_list_says_which_identifiers_the_sources_give_and_which_this_a
     """Catches arXiv numbers, organisations and links listed as if the sources gave them, and the works list's
     old "with the paper's own names Algorithm 1 and Θ = τ · SPS(B)"."""
     at = AppTest.from_file(APP, default_timeout=300).run()
-    at.switch_page("pages/glossary.py").run()
+    at.switch_page("course_pages/glossary.py").run()
     works = next(m.value for m in at.markdown if m.value.startswith("- *How speculative decoding checks ahead"))
     assert "Identifiers: both sources name DFlash; z-lab, the arXiv number and the link are this app's." in works
     assert ("Identifiers: *How speculative decoding checks ahead* names DLoop and its tables; NAVER AI, the arXiv "
@@ -202,7 +202,7 @@ def test_the_works_list_says_which_identifiers_the_sources_give_and_which_this_a
 def test_lesson_2_says_where_the_two_sources_disagree_on_what_lossless_promises():
     """Catches lesson 2 quoting *Draft, Then Verify*'s "Speculative decoding buys speed, not a different answer"
     with nothing beside it: for sampling, the other source promises a distribution, not the same sentence."""
-    texts = elements(opened("pages/sampling_lossless.py", "p (the target)", None))
+    texts = elements(opened("course_pages/sampling_lossless.py", "p (the target)", None))
     said = next(t for t in texts if t.startswith("Here the two sources promise different things."))
     assert "*Draft, Then Verify* says speculative decoding produces “the exact same text, faster”: “You get the " \
            "same output you would have gotten the slow way.”" in said

@@ -40,7 +40,7 @@ def test_a_staircase_cost_would_hand_a_request_more_under_more_load():
 
 
 def test_lesson4_live_admissions_shrink_with_load():
-    at = open_page("pages/verification_budget.py")
+    at = open_page("course_pages/verification_budget.py")
     at.slider(key="keep_budget_R").set_value(4).run()
     button(at, "Draft, profile and allocate").click().run()
     at.button(key="predict_reveal_budget").click().run()   # the load table is the prediction's answer

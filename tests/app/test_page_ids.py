@@ -16,7 +16,7 @@ APP = str(ROOT / "app.py")
 def test_every_page_is_declared_once_with_a_unique_id_and_file():
     ids, files = [p.id for p in course.COURSE], [p.file for p in course.COURSE]
     assert len(set(ids)) == len(ids) and len(set(files)) == len(files)
-    assert {p.file for p in course.COURSE} == {f"pages/{f.name}" for f in (ROOT / "pages").glob("*.py")}
+    assert {p.file for p in course.COURSE} == {f"course_pages/{f.name}" for f in (ROOT / "course_pages").glob("*.py")}
     assert set(LINKED) | {"draft"} == set(ids)   # link settings by id (lesson 1 links its generation itself)
 
 
@@ -46,7 +46,7 @@ def test_renumbering_and_renaming_the_lessons_keeps_every_key_and_shared_link(mo
     monkeypatch.setattr(course, "COURSE", [course.HOME, *renamed])
     at = AppTest.from_file(APP, default_timeout=300)
     at.query_params.update({"p": "0.6", "q": "0.4", "n": "500", "seed": "3"})
-    at.switch_page("pages/biased_admission.py").run()
+    at.switch_page("course_pages/biased_admission.py").run()
     assert not at.exception, [e.value for e in at.exception]
     assert (at.session_state["keep_admission_p"], at.session_state["keep_admission_q"],
             at.session_state["keep_admission_n"], at.session_state["keep_admission_seed"]) == (0.6, 0.4, 500, 3)

@@ -16,14 +16,15 @@ from tests.browser.chromium import PAGES, check, cut_labels, open_page, settle, 
 
 
 def test_a_lesson_link_is_the_first_request_of_a_fresh_server(browser):
-    """A teacher starts the server and opens the link of the lesson of the day. Until some session
-    has run app.py's st.navigation, Streamlit treats pages/ as a legacy multipage folder: the visit
-    must still land on the lesson, with no "Page not found", inside app.py's frame (its sidebar
-    and its page titles, not the legacy names derived from the files).
+    """A teacher starts the server and opens the link of the lesson of the day: the visit lands on
+    the lesson, with no "Page not found", inside app.py's frame (its sidebar and its page titles,
+    not names derived from the files). Had the pages' folder been named pages/, Streamlit's legacy
+    multipage mode would run this first request's page file without app.py
+    (tests/app/test_app_first_request.py).
 
     One lesson, on one fresh server (a server's start and first request cost tens of seconds on a
-    2-core CPU): the legacy mode is the server's, the same for every link. That every lesson is
-    found at its link and draws the frame in that mode is tests/app/test_app_first_request.py."""
+    2-core CPU): a fresh server treats every link alike. That every lesson is found at its link
+    inside the frame on a first request is tests/app/test_app_first_request.py."""
     path, title = "biased_admission", "Biased admission"
     with streamlit_server() as url:
         page = open_page(browser, f"{url}/{path}", [])

@@ -258,9 +258,7 @@ def test_a_click_the_server_receives_twice_moves_lesson_1_once():
     which names that screen's round and phase (specviz.lessons.draft.Stepper.move): the second
     delivery of the same click moves nothing, and a click from the next screen moves on."""
     with streamlit_server() as url, session(url) as student:
-        student.rerun("draft_and_verify")
-        student.run()   # a fresh server's first request runs the page alone (appkit.frame.ensure_frame)
-        student.rerun("draft_and_verify")
+        student.rerun("draft_and_verify")   # a fresh server's first request: app.py, then the page
         ready = student.run()
         page = next(p.page_script_hash for kind, m in ready if kind == "navigation"
                     for p in m.navigation.app_pages if p.url_pathname == "draft_and_verify")
@@ -295,9 +293,7 @@ def test_a_poll_the_browser_sent_from_the_page_before_a_switch_costs_one_redraw_
     with streamlit_server({"SPECVIZ_CONFIG": str(config)}) as url:
         with session(url) as student:
             student.query = f"class={code}"   # the class link
-            student.rerun("biased_admission")
-            student.run()   # a fresh server's first request runs the page alone (appkit.frame.ensure_frame)
-            student.rerun("biased_admission")
+            student.rerun("biased_admission")   # a fresh server's first request: app.py, then the page
             first = student.run()
             assert any("Biased admission" in t for t in texts(first))
             pages = {p.url_pathname: p.page_script_hash for kind, m in first if kind == "navigation"
@@ -331,9 +327,7 @@ def test_a_presenter_whose_browser_missed_its_last_screen_gets_it_again_within_o
     with streamlit_server({"SPECVIZ_CONFIG": str(config)}) as url:
         with session(url) as teacher:
             teacher.query = f"presenter=1&lead={code}.{key}"   # a presenter's own address (a reload resumes its class)
-            teacher.rerun("glossary")
-            teacher.run()   # a fresh server's first request runs the page alone (appkit.frame.ensure_frame)
-            teacher.rerun("glossary")
+            teacher.rerun("glossary")   # a fresh server's first request: app.py, then the page
             first = teacher.run()
             assert any(f"Class {code}:" in t for t in texts(first))
             polls = [m.delta.fragment_id for kind, m in first if kind == "delta" and m.delta.fragment_id

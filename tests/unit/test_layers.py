@@ -35,7 +35,7 @@ def test_the_library_imports_downward_only(part):
     for path in (ROOT / "specviz" / part).rglob("*.py"):
         upward = {n for n in imported(path) if n.startswith("specviz.") and n.split(".")[1] not in allowed}
         assert not upward, f"{path.relative_to(ROOT)} imports {sorted(upward)}"
-        assert not {n for n in imported(path) if n.split(".")[0] in ("appkit", "streamlit", "pages")}, path
+        assert not {n for n in imported(path) if n.split(".")[0] in ("appkit", "streamlit", "course_pages")}, path
 
 
 def test_appkit_modules_import_the_layers_below_them_only():
@@ -54,7 +54,7 @@ def test_the_first_page_draws_before_transformers_model_classes_are_imported():
     """A newcomer's first page (app.py's frame and the home page) imports only what it draws with:
     transformers' model classes take seconds to import, so they come with the models, in the
     loading thread (appkit.runtime.loader), and a page run imports them where it first runs a model."""
-    home = ast.parse((ROOT / "pages" / "home.py").read_text())
+    home = ast.parse((ROOT / "course_pages" / "home.py").read_text())
     imports = "; ".join(ast.unparse(n) for n in home.body if isinstance(n, (ast.Import, ast.ImportFrom)))
     code = (f"import sys; import appkit; {imports}; "
             "print(sorted(m for m in ('transformers.modeling_utils', 'specviz.generator.models', "

@@ -215,7 +215,7 @@ def test_the_hosted_app_shows_no_error_details():
 # --- fuzzing: mutated real traces ---------------------------------------------------------------
 
 def render_every_phase(trace: Trace) -> None:
-    """What lesson 1 draws of a trace (pages/draft_and_verify.py's panel), every round, every phase."""
+    """What lesson 1 draws of a trace (course_pages/draft_and_verify.py's panel), every round, every phase."""
     verifier = trace.settings.verifier
     prompt_texts = trace.prompt_tokens or [f"#{i}" for i in trace.prompt_ids]
     tokens.committed_html(trace.prompt, trace.rounds, 0, "commit")
