@@ -7,6 +7,7 @@ small are bound by kernel launches, not arithmetic, so half precision would buy 
 would make the lessons' numbers differ from device to device. Large models a host configures
 default to half precision on a GPU (specviz.generator.devices.pick_device).
 
+The embedded drafters and their folders are the registry's (specviz.generator.drafters.names).
 Drafter folders load by what their config.json says (`load_model`): our block drafters, the
 published block drafters of z-lab, DeepSpec and transformers (specviz.generator.drafters.published,
 checked against the target), or else a causal LM.
@@ -28,17 +29,12 @@ from specviz.generator.drafters.autoregressive import AutoregressiveDrafter
 from specviz.generator.drafters.base import Drafter
 from specviz.generator.drafters.block import BlockDrafter
 from specviz.generator.drafters.block_model import BlockDrafterConfig, BlockDrafterModel
-from specviz.generator.drafters.names import LOOPING
+from specviz.generator.drafters.names import EMBEDDED_FOLDERS, LOOPING
 from specviz.generator.drafters.published import detect, load_published
 from specviz.generator.drafters.prompt_lookup import PromptLookupDrafter
 
 hf_logging.disable_progress_bar()
 MODELS_DIR = Path(os.environ.get("SPECVIZ_MODELS_DIR", Path(__file__).resolve().parents[2] / "models"))
-# drafter name -> folder in models/ (None: needs no model). dloop-plain is DLoop run on the
-# DSpark drafter that never saw loop-aware training: the ablation of DLoop's Table 2.
-EMBEDDED = {"target": "target", "drafters": {
-    "ar": "drafter-ar", "lookup": None, "dflash": "drafter-dflash", "dspark": "drafter-dspark",
-    "dloop": "drafter-dspark-loop", "dloop-plain": "drafter-dspark"}}
 
 
 @dataclass
@@ -130,13 +126,13 @@ def load_model(source: str | Path, device, dtype, target=None, **hub):
 def load_embedded(device: str | None = None, models_dir: Path = MODELS_DIR) -> ModelSet:
     """Load the shipped models; raises FileNotFoundError naming what is missing."""
     dev, dtype = pick_device(device)[0], torch.float32
-    target_path = models_dir / EMBEDDED["target"]
+    target_path = models_dir / "target"
     if not (target_path / "config.json").exists():
         raise FileNotFoundError(f"no target model at {target_path}: run `python -m specviz train`")
     tok = AutoTokenizer.from_pretrained(target_path)
     target = load_model(target_path, dev, dtype)
     drafters, paths, loaded = {}, {}, {}
-    for name, sub in EMBEDDED["drafters"].items():
+    for name, sub in EMBEDDED_FOLDERS.items():   # the drafter registry (specviz.generator.drafters.names)
         if sub is None:
             drafters[name], paths[name] = None, None
         elif (models_dir / sub / "config.json").exists():

@@ -19,6 +19,7 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from specviz.generator.drafters.names import EVERY_SET
 from specviz.generator.settings import MAX_K, Settings
 from specviz.hosting.address import public_url
 
@@ -28,7 +29,7 @@ DTYPES = ("auto", "float32", "bfloat16", "float16")   # auto: the loader's own (
 # names reach URLs, widgets and HTML: keep them to plain characters
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,39}")
 HUB_ID = re.compile(r"[A-Za-z0-9][\w.-]*(/[\w.-]+)?")
-RESERVED_DRAFTERS = ("lookup", "none")            # lookup is added to every set; none means plain decoding
+RESERVED_DRAFTERS = (*EVERY_SET, "none")          # EVERY_SET is added to every set; none means plain decoding
 
 
 class ModelSetError(Exception):

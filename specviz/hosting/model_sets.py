@@ -7,7 +7,7 @@ detected from config.json and checked against the target, see specviz.generator.
 each also offered as NAME-dloop, run in DLoop's stages). Hub ids load from the local Hugging Face
 cache only (HF_HUB_OFFLINE semantics, so a server with no network fails at once instead of retrying
 for a minute) unless the host sets `allow_download = true`. Every foreign set also gets the
-model-free `lookup` drafter.
+model-free drafters the registry offers every set (`lookup`; specviz.generator.drafters.names).
 
 A set that cannot load raises `ModelSetError` with one line that says why; other sets are
 unaffected, and memory the failed attempt took is given back before the error leaves.
@@ -26,7 +26,7 @@ from transformers import AutoTokenizer
 
 from specviz.generator.devices import pick_device
 from specviz.generator.drafters.block_model import BlockDrafterConfig
-from specviz.generator.drafters.names import LOOP_SUFFIX
+from specviz.generator.drafters.names import EVERY_SET, LOOP_SUFFIX
 from specviz.generator.drafters.published import detect
 from specviz.generator.models import ModelSet, load_embedded, load_model
 from specviz.hosting.config import Config, ModelSetError, SetConfig, is_path, choose_set
@@ -130,7 +130,8 @@ def _foreign(spec: SetConfig, dev: torch.device, dtype: torch.dtype, allow_downl
             raise ModelSetError(f"drafter {loop}: the name is taken by drafter {d}'s DLoop variant")
         drafters[loop], paths["drafters"][loop] = drafters[d], path
         looping.append(loop)
-    drafters["lookup"] = paths["drafters"]["lookup"] = None
+    for name in EVERY_SET:   # the model-free drafters (specviz.generator.drafters.names)
+        drafters[name] = paths["drafters"][name] = None
     # one text per id the target can score (a padded vocabulary has ids the tokenizer never emits)
     text = tok.batch_decode([[i] for i in range(min(len(tok), vocab))]) + [""] * max(0, vocab - len(tok))
     return ModelSet(spec.name, tok, target, drafters, paths, dev, dtype, text, looping=tuple(looping),
