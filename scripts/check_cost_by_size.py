@@ -17,7 +17,7 @@ import time
 import torch
 from transformers import DynamicCache, LlamaConfig, LlamaForCausalLM
 
-from specviz.training.lm import TARGET_CONFIG
+from specviz.training.recipe import TARGET_CONFIG
 
 VOCAB, CONTEXT, WIDTH, REPEATS = 6144, 128, 5, 12
 SIZES = {   # layers, width, MLP width: the embedded target, then about 3x and 7x its parameters

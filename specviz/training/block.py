@@ -37,7 +37,8 @@ Two phases on different text, then the loop-aware steps:
 Forward passes run under bfloat16 autocast, as the target's training does
 (`specviz.training.lm.autocast`); weights and optimizer state stay fp32.
 
-What it leaves out: multi-GPU.
+What it leaves out: the numbers (block size, rates, batches, the drafters' shapes:
+specviz.training.recipe), multi-GPU.
 """
 import functools
 import json
@@ -51,17 +52,7 @@ from transformers import AutoModelForCausalLM, PreTrainedTokenizerFast
 
 from specviz.generator.drafters.block_model import BlockDrafterConfig, BlockDrafterModel, position_weights
 from specviz.training.lm import autocast, load_carry, lr_at, report, save_carry
-
-VARIANTS = {"dflash": dict(markov_rank=0), "dspark": dict(markov_rank=64)}
-# DLoop's drafter starts from the trained DSpark drafter and adds loop-aware steps: DLoop's
-# Table 2 adds loop-aware training to a drafter already trained for one stage. Trained from
-# scratch beside the others, half its supervision goes to the last stage and its first stage
-# comes out weaker than DSpark's (measured 2.04 against 2.18 tokens a check under the same loop, k = 4).
-LOOP = dict(markov_rank=64, loop_aware=True)
-# the drafting mix's batches: 16 rows of 128 tokens (as many tokens as the long text's 8 x 256) with
-# 16 anchors each (as many blocks), half corpus windows; three anchors in four right after a miss;
-# a lower peak rate than the long text's, since it continues a trained drafter with fresh moments
-MIX = dict(batch=16, length=128, anchors=16, corpus_share=0.5, on_policy=0.75, lr=1.5e-3)
+from specviz.training.recipe import BLOCK_ADAMW, BLOCK_DRAFTER, BLOCK_WARMUP, LOOP, VARIANTS
 
 
 def block_mask(anchors: torch.Tensor, L: int, K: int, prov: int) -> torch.Tensor:
@@ -187,7 +178,7 @@ def fit(models: dict, target, layers: list, rows, steps: int, lr: float, ckpt: P
     right after each drafter's own first-guess misses (`draw_anchors`); `dense` trains the first
     proposal at every position too (`drafter_loss`).
     """
-    opts = {name: torch.optim.AdamW(m.parameters(), lr=lr, weight_decay=0.0) for name, m in models.items()}
+    opts = {name: torch.optim.AdamW(m.parameters(), lr=lr, **BLOCK_ADAMW) for name, m in models.items()}
     state = {"step": 0, "seconds": 0.0, "tokens": 0}
     gen = torch.Generator().manual_seed(seed)
     if ckpt.exists():
@@ -210,7 +201,7 @@ def fit(models: dict, target, layers: list, rows, steps: int, lr: float, ckpt: P
         stats = {}
         for name, m in models.items():
             for g in opts[name].param_groups:
-                g["lr"] = lr_at(state["step"], steps, lr, warmup=30, resumed_at=state.get("resumed_at"))
+                g["lr"] = lr_at(state["step"], steps, lr, warmup=BLOCK_WARMUP, resumed_at=state.get("resumed_at"))
             stages = loop_stages if m.config.loop_aware else 1
             total, parts = 0.0, []
             for b in range(len(x)):
@@ -280,16 +271,17 @@ def mixed_rows(corpus: np.ndarray, paths: tuple[Path, ...], batch: int, length: 
 
 
 def train_block_drafters(target_dir: Path, tok_dir: Path, text_paths: list[Path], mix_paths: list[Path],
-                         corpus_ids: np.ndarray, models_dir: Path, work_dir: Path, steps: int, mix_steps: int,
-                         loop_steps: int, batch: int = 8, anchors: int = 32, K: int = 8, loop_stages: int = 3,
-                         gamma: float = 4.0, lr: float = 2e-3, loop_lr: float = 5e-4, mix: dict = MIX,
-                         ckpt_every: int = 50, seed: int = 0, carry_dir: Path | None = None) -> dict:
+                         corpus_ids: np.ndarray, models_dir: Path, work_dir: Path, *, steps: int, mix_steps: int,
+                         loop_steps: int, batch: int, anchors: int, K: int, loop_stages: int, gamma: float, lr: float,
+                         loop_lr: float, mix: dict, ckpt_every: int = 50, seed: int = 0,
+                         carry_dir: Path | None = None) -> dict:
     """DFlash and DSpark for `steps` on the long text (`text_paths`), then `mix_steps` on the
     drafting mix (`corpus_ids` windows and the short continuations in `mix_paths`, shaped by
     `mix`); then DLoop's drafter: the DSpark drafter's weights and `loop_steps` loop-aware steps
     on the mix.
 
-    The step counts have no default: the shipped ones are `specviz.training.schedule.STEPS`. With
+    The run's numbers have no defaults: the shipped ones are the recipe's (STEPS and BLOCK_RUN in
+    specviz.training.recipe), and so are the drafters' shapes (BLOCK_DRAFTER, VARIANTS, LOOP). With
     `carry_dir`, each run also carries over there (`block/`, `block-mix/`, `loop/`) for a fresh
     machine; a phase that is done reads no text.
     """
@@ -299,10 +291,8 @@ def train_block_drafters(target_dir: Path, tok_dir: Path, text_paths: list[Path]
     for p in target.parameters():
         p.requires_grad_(False)
     tc = target.config
-    n = tc.num_hidden_layers
-    cfg = dict(hidden_size=tc.hidden_size, num_layers=1, num_heads=tc.num_attention_heads,
-               intermediate_size=tc.intermediate_size, target_layers=[1, n // 2, n - 2],
-               vocab_size=tc.vocab_size, mask_token_id=tok.convert_tokens_to_ids("<|mask|>"))
+    cfg = dict(hidden_size=tc.hidden_size, num_heads=tc.num_attention_heads, intermediate_size=tc.intermediate_size,
+               vocab_size=tc.vocab_size, mask_token_id=tok.convert_tokens_to_ids("<|mask|>"), **BLOCK_DRAFTER)
     models = {name: BlockDrafterModel(BlockDrafterConfig(**cfg, **extra)).attach_target(target)
               for name, extra in VARIANTS.items()}
     work_dir.mkdir(parents=True, exist_ok=True)

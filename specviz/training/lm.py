@@ -19,7 +19,8 @@ GPU and on a CPU with bf16 matrix units (AVX512-BF16, AMX), where a target step 
 half the fp32 time (docs/benchmarks.md, "Training"); a CPU without them trains in fp32, since
 emulated bf16 is slower than fp32 by tens of times. Held-out loss is measured in fp32.
 
-What it leaves out: multi-GPU, gradient accumulation.
+What it leaves out: the numbers (sizes, steps, rates: specviz.training.recipe), multi-GPU,
+gradient accumulation.
 """
 import base64
 import hashlib
@@ -35,12 +36,9 @@ import torch.nn.functional as F
 from safetensors.torch import load_file, save_file
 from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
 
-EOT = "<|endoftext|>"
+from specviz.training.recipe import LLAMA, LM_ADAMW
 
-TARGET_CONFIG = dict(hidden_size=384, intermediate_size=1024, num_hidden_layers=8,
-                     num_attention_heads=6, num_key_value_heads=2)
-DRAFTER_CONFIG = dict(hidden_size=256, intermediate_size=768, num_hidden_layers=1,
-                      num_attention_heads=4, num_key_value_heads=2)
+EOT = "<|endoftext|>"
 
 
 def encode_corpus(tok: PreTrainedTokenizerFast, txt: Path) -> np.ndarray:
@@ -62,9 +60,8 @@ def encode_corpus(tok: PreTrainedTokenizerFast, txt: Path) -> np.ndarray:
 
 def make_config(tok: PreTrainedTokenizerFast, sizes: dict) -> LlamaConfig:
     eot = tok.convert_tokens_to_ids(EOT)
-    return LlamaConfig(vocab_size=len(tok), max_position_embeddings=512, rope_theta=10000.0,
-                       tie_word_embeddings=True, bos_token_id=eot, eos_token_id=eot,
-                       pad_token_id=eot, **sizes)
+    return LlamaConfig(vocab_size=len(tok), tie_word_embeddings=True, bos_token_id=eot, eos_token_id=eot,
+                       pad_token_id=eot, **LLAMA, **sizes)
 
 
 def cpu_has_bf16() -> bool:
@@ -161,11 +158,13 @@ def report(log, name: str, state: dict, steps: int, news: str) -> None:
     log.flush()
 
 
-def train_lm(name: str, sizes: dict, tok_dir: Path, corpus_dir: Path, out_dir: Path, work_dir: Path,
-             steps: int, batch: int = 16, seq_len: int = 256, lr: float = 1e-3, warmup: int = 100,
-             teacher: Path | None = None, ckpt_every: int = 100, curve_every: int = 0,
-             carry_dir: Path | None = None, seed: int = 0) -> dict:
+def train_lm(name: str, sizes: dict, tok_dir: Path, corpus_dir: Path, out_dir: Path, work_dir: Path, *,
+             steps: int, batch: int, seq_len: int, lr: float, warmup: int, teacher: Path | None = None,
+             ckpt_every: int = 100, curve_every: int = 0, carry_dir: Path | None = None, seed: int = 0) -> dict:
     """Train (or resume) model `name` and save it with save_pretrained into `out_dir`.
+
+    The run's numbers have no defaults: the shipped ones are the recipe's (TARGET_RUN, DRAFTER_RUN
+    in specviz.training.recipe), and so are what both runs share (LLAMA, LM_ADAMW).
 
     Returns the training facts a model card needs (tokens seen, seconds, held-out loss, and the
     curve of held-out perplexity by workload when `curve_every` is set).
@@ -176,7 +175,7 @@ def train_lm(name: str, sizes: dict, tok_dir: Path, corpus_dir: Path, out_dir: P
     held_ids = encode_corpus(tok, corpus_dir / "heldout.txt")
     curve_ids = {"prose": held_ids, "code": encode_corpus(tok, corpus_dir / "heldout_code.txt")}
     model = LlamaForCausalLM(make_config(tok, sizes))
-    opt = torch.optim.AdamW(model.parameters(), lr=lr, betas=(0.9, 0.95), weight_decay=0.1)
+    opt = torch.optim.AdamW(model.parameters(), lr=lr, **LM_ADAMW)
     teacher_model = None
     if teacher is not None:
         teacher_model = LlamaForCausalLM.from_pretrained(teacher, dtype=torch.float32).eval()

@@ -23,6 +23,7 @@ import torch
 from transformers import AutoModelForCausalLM, DynamicCache
 
 from specviz.generator.sampling import SamplingSettings, transform
+from specviz.training.recipe import TEXT_ROWS
 
 
 @torch.no_grad()
@@ -45,9 +46,9 @@ def continue_windows(target, prompts: torch.Tensor, new_tokens: int, temperature
     return torch.cat(rows, 1)
 
 
-def write_target_text(target_dir: Path, corpus_ids: np.ndarray, out: Path, sequences: int = 2048,
-                      seq_len: int = 256, prompt_len: int = 32, temperature: float = 0.8,
-                      batch: int = 64, seed: int = 0, progress=print) -> dict:
+def write_target_text(target_dir: Path, corpus_ids: np.ndarray, out: Path, sequences: int = TEXT_ROWS["sequences"],
+                      seq_len: int = 256, prompt_len: int = TEXT_ROWS["prompt_len"], temperature: float = 0.8,
+                      batch: int = TEXT_ROWS["batch"], seed: int = 0, progress=print) -> dict:
     """Write `sequences` rows of `seq_len` ids to `out` (.npy, uint16), and what they are to
     `out` with a .json suffix (the block drafters' cards quote it); resumes a partial file."""
     target = AutoModelForCausalLM.from_pretrained(target_dir, dtype=torch.float32).eval()

@@ -5,6 +5,7 @@ import sys
 
 import pytest
 
+from specviz.generator.drafters.names import DRAFTERS
 from specviz.lessons.workloads import WORKLOADS
 
 # a test marked slow starts processes of its own that import torch and load the models: about 7 s
@@ -90,3 +91,20 @@ def test_profile_json_has_the_sps_table_and_the_layouts_timed_at_load():
     assert out["hardware"] and len(out["sps"]) == 3 and all(steps > 0 for steps in out["sps"])
     assert {row["rows"] for row in out["layouts"]} == {1, 5}            # the embedded set runs on the CPU
     assert {row["layer"] for row in out["layouts"]} >= {"384 → 6144"}   # the LM head among them
+
+
+def test_train_help_lists_the_recipes_steps_without_importing_torch():
+    """`train`'s options come from the recipe's plain numbers (specviz.training.recipe), not from the
+    stages that import every trainer: a `--help` or a typo costs no torch import."""
+    code = ("import sys\nfrom specviz.__main__ import main\n"
+            "try:\n    main(['train', '--help'])\nexcept SystemExit:\n    pass\n"
+            "print('torch imported:', 'torch' in sys.modules)\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
+    assert "--target-steps TARGET_STEPS" in r.stdout and "--loop-steps LOOP_STEPS" in r.stdout, r.stdout
+    assert "torch imported: False" in r.stdout
+
+
+def test_generate_help_names_every_registered_drafter():
+    r = subprocess.run([sys.executable, "-m", "specviz", "generate", "--help"], capture_output=True, text=True, timeout=600)
+    said = " ".join(r.stdout.split())
+    assert ", ".join(d.name for d in DRAFTERS) + " (or a configured set's drafter)" in said, said

@@ -1,11 +1,15 @@
-"""The shipped models: loadable with from_pretrained, and the target is the better model."""
+"""The shipped models: loadable with from_pretrained, the target is the better model, and the
+drafters the embedded set loads are the registry's (specviz.generator.drafters.names)."""
+import ast
 import json
+from pathlib import Path
 
 import pytest
 import torch
 from transformers import AutoModelForCausalLM, AutoTokenizer
 
 from specviz.generator.drafters.block_model import BlockDrafterModel
+from specviz.generator.drafters.names import DRAFTERS, LOOPING
 from specviz.generator.models import MODELS_DIR
 from specviz.training.lm import encode_corpus, heldout_loss
 from specviz.training.recipe import HELDOUT, ROOT
@@ -67,3 +71,41 @@ def test_the_readmes_models_table_reads_each_block_drafters_card(sub):
         assert f"ECE {card['survival_ece']:.3f}" in row, row
     loop = [p for p in card["phases"] if p.get("loop_aware")]
     assert not loop or f"{loop[0]['steps']} loop-aware steps" in row, row
+
+
+def test_the_embedded_set_offers_the_registrys_drafters_from_the_registrys_folders(models):
+    """A drafter is registered once, in specviz.generator.drafters.names; the loader reads that table.
+    Planted bug it catches: a folder map beside the loader that gains a drafter the registry lacks."""
+    assert list(models.drafter_models) == [d.name for d in DRAFTERS]
+    assert {n: p and Path(p).name for n, p in models.paths["drafters"].items()} == {d.name: d.folder for d in DRAFTERS}
+    assert models.looping == LOOPING == ("dloop", "dloop-plain")
+    assert models.drafter_models["dloop-plain"] is models.drafter_models["dspark"]   # one folder, loaded once
+
+
+def collections_naming_drafters(source: str) -> list[tuple[int, list[str]]]:
+    """(line, names) of each tuple, list, set or dict-keys literal in Python `source` that names two or
+    more registered drafters, by name or by folder: a second list of the set, which should derive from
+    DRAFTERS.
+
+    >>> collections_naming_drafters('LABELS = {"dflash": "a", "dspark": "b"}\\nONE = ("dloop",)')
+    [(1, ['dflash', 'dspark'])]
+    """
+    registered = {d.name for d in DRAFTERS} | {d.folder for d in DRAFTERS if d.folder}
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        items = node.keys if isinstance(node, ast.Dict) else getattr(node, "elts", [])
+        named = [e.value for e in items if isinstance(e, ast.Constant) and e.value in registered]
+        if len(named) >= 2:
+            found.append((node.lineno, named))
+    return found
+
+
+def test_no_module_of_the_library_or_the_app_lists_the_drafters_beside_the_registry():
+    """Registering a drafter touches one table. The recipe's VARIANTS is the one other list: the block
+    stage's run names, whose folders test_block_training checks against the registry."""
+    allowed = {("specviz/training/recipe.py", ("dflash", "dspark"))}
+    lists = {(str(p.relative_to(ROOT)), tuple(named))
+             for part in ("specviz", "appkit") for p in sorted((ROOT / part).rglob("*.py"))
+             if p.relative_to(ROOT) != Path("specviz/generator/drafters/names.py")
+             for _, named in collections_naming_drafters(p.read_text())}
+    assert lists == allowed

@@ -13,9 +13,10 @@ import torch
 from safetensors.torch import load_file
 
 import specviz.training.block as block
+from specviz.generator.drafters.names import DRAFTERS
 from specviz.generator.models import MODELS_DIR, load_embedded
 
-TINY = dict(batch=2, anchors=2, K=2, loop_stages=2, ckpt_every=2,
+TINY = dict(batch=2, anchors=2, K=2, loop_stages=2, gamma=4.0, lr=2e-3, loop_lr=5e-4, ckpt_every=2,
             mix=dict(batch=2, length=16, anchors=2, corpus_share=0.5, on_policy=0.75, lr=1e-3))
 CORPUS = np.random.default_rng(7).integers(10, 4000, size=500, dtype=np.uint16)
 NAMES = ["drafter-dflash", "drafter-dspark", "drafter-dspark-loop"]
@@ -45,6 +46,8 @@ def test_the_loop_drafter_starts_from_the_dspark_drafter(tmp_path, text):
     assert json.loads((tmp_path / NAMES[2] / "config.json").read_text())["loop_aware"] is True
     assert [p["text"] for p in facts["dspark"]["phases"]] == ["long", "mix"]
     assert [t["file"] for t in facts["dspark"]["text"]["long"]] == ["sampled.npy", "greedy.npy"]
+    # the folders the block stage writes are the ones the drafter registry says it trains
+    assert sorted(p.name for p in tmp_path.glob("drafter-*")) == sorted({d.folder for d in DRAFTERS if d.trained_by == "block"})
 
 
 def test_an_interrupted_run_resumes_to_the_same_weights(tmp_path, text, monkeypatch):
