@@ -17,9 +17,9 @@ import streamlit as st
 
 from appkit.course import HOME, page_of
 from appkit.links import own_params, read_again, share_link
-from appkit.runtime import config
+from appkit.runtime import config, measure
 from appkit.screen import drawing, fragment_run, hold, polling
-from appkit.state import (CLASS_FOLLOW, CLASS_LEAD, CLASS_ON, CLASS_PARAM, LEAD_PARAM, OWN, SEEN, TOKEN_PARAM, default,
+from appkit.state import (CLASS_FOLLOW, CLASS_LEAD, CLASS_TRACE, CLASS_VIEW, class_view, CLASS_ON, CLASS_PARAM, LEAD_PARAM, OWN, SEEN, TOKEN_PARAM, default,
                           following, leading, presenter)
 from specviz.hosting.classroom import ClassError, Classroom, MemoryStore, RedisStore, token_or_new
 from specviz.viz.export import qr_image
@@ -117,7 +117,7 @@ def show_class(url_path: str):
         return
     params = {k: v for k, v in st.query_params.to_dict().items() if k not in OWN}
     view = {"page": url_path, "params": params,
-            "trace": st.session_state.get("class_trace") if url_path == "draft_and_verify" else None,
+            "trace": st.session_state.get(CLASS_TRACE) if url_path == "draft_and_verify" else None,
             "shared": shared_on(url_path)}
     if view != lead["shown"]:
         try:
@@ -199,7 +199,7 @@ def apply_view(view: dict, here: str):
         params[SEEN] = st.query_params[SEEN]
     st.query_params.from_dict(params)
     read_again(page.id)
-    st.session_state["class_view"] = view
+    st.session_state[CLASS_VIEW] = view
     if url_path != here:
         st.switch_page(HOME.file if page is HOME else page.file)
 
@@ -230,12 +230,12 @@ def shared(name: str, inputs, compute, what: str):
     starts with its page's id and an underscore (sampling_dist), so each page shares only its own."""
     key = json.dumps(inputs, sort_keys=True, default=str)
     if following():
-        got = ((st.session_state.get("class_view") or {}).get("shared") or {}).get(name)
+        got = ((class_view() or {}).get("shared") or {}).get(name)
         if isinstance(got, dict) and got.get("inputs") == key:
             return got.get("value")
         if not run_here(name, what):
             return None
-    value = compute()
+    value = measure(compute)   # under the engine lock, as every run of the models
     if leading():
         with contextlib.suppress(TypeError, ValueError):   # not JSON: followers run it when asked
             text = json.dumps(value)

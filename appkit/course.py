@@ -1,7 +1,8 @@
 """The course: its pages in order, each with a stable id, and the navigation between them.
 
-Each page is declared once here with an id that its session keys (`keep_<id>_<name>`), its
-predictions, its shared results and its link settings (specviz.hosting.app_state.LINKED) use. The
+Each page is declared once here: an id that its session keys (`keep_<id>_<name>`), its
+predictions, its shared results and its link use, its title, its linked settings with their bounds,
+and the lessons and viz modules it uses. The
 id is never read off the title, so renumbering or renaming a lesson changes no key and breaks no
 shared link. A page's url path is its file's stem, as Streamlit derives it: links and QR codes made
 before keep opening the same page, so a page file keeps its name.
@@ -9,12 +10,15 @@ before keep opening the same page, so a page file keeps its name.
 What it leaves out: what each page draws (course_pages/), the frame around them (appkit.frame).
 """
 import urllib.parse
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import streamlit as st
 
+from appkit.fields import DRAFTER, LABEL, PRESET, SEED, TEXT, Field
+from specviz.generator.settings import VERIFIERS
 from specviz.lessons import glossary
+from specviz.lessons.presets import PRESETS
 
 CHECKS_AHEAD = f"*{glossary.CHECKS_AHEAD}*"   # the two source articles, cited by title
 DRAFT_VERIFY = f"*{glossary.DRAFT_VERIFY}*"
@@ -22,28 +26,63 @@ DRAFT_VERIFY = f"*{glossary.DRAFT_VERIFY}*"
 
 @dataclass(frozen=True)
 class Page:
+    """A page of the course, declared once: what its keys, links and class use, where its code is.
+
+    `settings` are its linked settings by name, each with its bounds (appkit.fields.Field): its link
+    is read against them, and its widgets take their bounds from them (`bounds`), so a bound is written
+    once. `lessons` and `viz` name the specviz.lessons and specviz.viz modules it computes and draws
+    with (the README's lesson map; tests/unit/test_readme_map.py checks both against its imports).
+    """
     id: str      # stable: keys and links use it
     file: str
     title: str
     engine: bool = True   # its imports bring the engine (and transformers): app.py imports that first
+    settings: dict = field(default_factory=dict, hash=False, compare=False)
+    lessons: tuple = ()
+    viz: tuple = ()
+    links_itself: bool = False   # lesson 1 links its running generation, round and phase (appkit.links.from_params)
 
     @property
     def url_path(self) -> str:
         return Path(self.file).stem
 
 
-HOME = Page("home", "course_pages/home.py", "Home: draft, then verify", engine=False)   # its race imports it when it runs
+K8, TEMP = Field(int, 1, 8), Field(float, 0.1, 2.0)
+HOME = Page("home", "course_pages/home.py", "Home: draft, then verify", engine=False,   # its race imports it when it runs
+            settings={"prompt": TEXT, "drafter": DRAFTER, "k": K8},
+            lessons=("home", "readable", "presets"), viz=("race",))
 LESSONS = [
-    Page("draft", "course_pages/draft_and_verify.py", "1 · Draft and verify"),
-    Page("sampling", "course_pages/sampling_lossless.py", "2 · Sampling stays lossless"),
-    Page("parallel", "course_pages/parallel_drafting.py", "3 · Parallel drafting"),
-    Page("budget", "course_pages/verification_budget.py", "4 · Verification budget"),
-    Page("admission", "course_pages/biased_admission.py", "5 · Biased admission", engine=False),
-    Page("dloop", "course_pages/dloop.py", "6 · DLoop: more stages, one check"),
-    Page("cost", "course_pages/cost_per_token.py", "7 · Cost per token"),
-    Page("speedup", "course_pages/reading_a_speedup.py", "8 · Reading a speedup"),
-    Page("inside", "course_pages/inside_a_round.py", "9 · Inside a round"),
-    Page("glossary", "course_pages/glossary.py", "Glossary", engine=False),
+    Page("draft", "course_pages/draft_and_verify.py", "1 · Draft and verify", links_itself=True,
+         settings={"prompt": TEXT, "drafter": DRAFTER, "verifier": Field(str, options=VERIFIERS), "k": Field(int, 1, 12),
+                   "temperature": Field(float, 0.05, 2.0), "seed": Field(int, 0, 2**31 - 1), "max_new": Field(int, 1, 2000)},
+         lessons=("draft", "cursor", "presets"), viz=("tokens", "histories", "cache", "stages", "export")),
+    Page("sampling", "course_pages/sampling_lossless.py", "2 · Sampling stays lossless",
+         settings={"source": LABEL, "prompt": PRESET, "drafter": DRAFTER, "temp": TEMP, "other": Field(bool),
+                   "n": Field(int, 10, 50000, options=(10, 100, 1000, 10000, 50000)), "seed": SEED, "gen_seed": SEED},
+         lessons=("sampling", "presets"), viz=("distributions", "charts")),
+    Page("parallel", "course_pages/parallel_drafting.py", "3 · Parallel drafting",
+         lessons=("parallel", "presets"), viz=("parallel",)),
+    Page("budget", "course_pages/verification_budget.py", "4 · Verification budget",
+         settings={"R": Field(int, 1, len(PRESETS)), "k": Field(int, 1, 6)},
+         lessons=("budget", "admission", "presets"), viz=("admission", "stages", "charts")),
+    Page("admission", "course_pages/biased_admission.py", "5 · Biased admission", engine=False,
+         settings={"p": Field(float, 0.0, 1.0), "q": Field(float, 0.05, 1.0),
+                   "n": Field(int, 100, 20000, options=(100, 500, 1000, 5000, 20000)), "seed": SEED},
+         lessons=("admission",), viz=("admission", "charts")),
+    Page("dloop", "course_pages/dloop.py", "6 · DLoop: more stages, one check",
+         settings={"S": Field(int, 1, 6), "k": K8, "prompt": PRESET, "g": Field(float, -20.0, 0.0), "drafter": DRAFTER,
+                   "sweep": Field(list, -20.0, 0.0)},
+         lessons=("dloop", "pricing", "presets"), viz=("stages", "tokens")),
+    Page("cost", "course_pages/cost_per_token.py", "7 · Cost per token",
+         settings={"base": Field(float, 0.1, 1000.0), "round": Field(float, 0.1, 5000.0), "tokens": Field(int, 1, 64),
+                   "prompt": PRESET, "drafter": DRAFTER, "k": Field(int, 1, 12)},
+         lessons=("cost", "pricing", "presets"), viz=("costs", "regimes")),
+    Page("speedup", "course_pages/reading_a_speedup.py", "8 · Reading a speedup",
+         lessons=("speedup", "cost", "workloads", "presets")),
+    Page("inside", "course_pages/inside_a_round.py", "9 · Inside a round",
+         settings={"prompt": PRESET, "drafter": DRAFTER, "k": K8, "temp": TEMP, "topk": Field(int, 0, 50)},
+         lessons=("inside", "markup", "presets"), viz=("inside", "stages", "charts")),
+    Page("glossary", "course_pages/glossary.py", "Glossary", engine=False, lessons=("glossary",)),
 ]
 GLOSSARY = LESSONS[-1]
 COURSE = [HOME, *LESSONS]
@@ -57,6 +96,34 @@ def page_of(url_path: str) -> Page:
     ('dloop', 'home', 'Home: draft, then verify')
     """
     return ({p.url_path: p for p in COURSE} | {"": HOME})[url_path]
+
+
+def by_id(page_id: str) -> Page:
+    """The page with id `page_id`. KeyError for no page.
+
+    >>> by_id("dloop").settings["k"].hi
+    8
+    """
+    return {p.id: p for p in COURSE}[page_id]
+
+
+def bounds(page_id: str, name: str) -> tuple:
+    """The lowest and highest value of a page's linked setting: its widget's range and its link's.
+
+    >>> bounds("dloop", "S"), bounds("sampling", "temp")
+    ((1, 6), (0.1, 2.0))
+    """
+    f = by_id(page_id).settings[name]
+    return f.lo, f.hi
+
+
+def most_k(page_id: str) -> int:
+    """The largest block size k a page's slider offers and its link accepts (before the host's limit).
+
+    >>> most_k("dloop"), most_k("draft")
+    (8, 12)
+    """
+    return int(bounds(page_id, "k")[1])
 
 
 def page_of_file(file: str) -> Page:

@@ -19,7 +19,6 @@ from appkit.course import GLOSSARY, HOME, current_page, navigation, next_page, p
 from appkit.links import keep_own_params, link_state, page_params
 from appkit.runtime import STATUS_SLOT, config, device_label, devices, set_device, show_status, without_waiting
 from appkit.state import DEVICE, MODEL_SET, PRESENTER, PRESENTER_PARAM, default, keep_session_state, presenter
-from specviz.hosting.app_state import LINKED
 from specviz.hosting.config import choose_set
 from specviz.viz import charts
 from specviz.viz.style import stylesheet
@@ -109,7 +108,7 @@ def next_lesson(page_file: str, with_share: bool = True):
     nxt = next_page(here)
     st.divider()
     st.page_link(nxt.file, label=f"Next: {nxt.title}", icon=":material/arrow_forward:")
-    if with_share and here.id in LINKED:
+    if with_share and not here.links_itself:
         share(page_params(here.id), "" if here is HOME else here.url_path)
 
 

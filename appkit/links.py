@@ -1,23 +1,29 @@
 """A page's settings in its address: read once from a shared link, written back on every run.
 
-Each page links the settings named in specviz.hosting.app_state.LINKED under its id: the session key
+Each page links the settings its course record names (appkit.course): the session key
 keep_<id>_<name> is <name> in the address. A shared link's values are checked as they are read (a bad
 one is named in a warning and the page keeps its default); every later run writes the settings
 back, so the address always links to what is on screen. Lesson 1 links its generation, round and
-phase itself (`set_link`).
+phase itself (`from_params`, `read_cursor`, `set_link`), with the same record's bounds.
 
 What it leaves out: the class's link and QR code (appkit.classroom).
 """
 import urllib.parse
+from dataclasses import dataclass, fields, replace
 
 import streamlit as st
 
-from appkit.course import COURSE, page_of
+from appkit.course import COURSE, by_id, page_of
+from appkit.fields import read_choice, read_number, read_link, write
 from appkit.runtime import config, models
 from appkit.state import (CLASS_FOLLOW, CLASS_PARAM, LEAD_PARAM, MODEL_SET, OWN, PRESENTER_PARAM, SEEN, TOKEN_PARAM, key,
                           leading, presenter)
 from specviz.hosting.address import student_address
-from specviz.hosting.app_state import LINKED, read_link, write
+from specviz.generator.sampling import SamplingSettings
+from specviz.generator.settings import Settings
+from specviz.hosting.config import Limits
+from specviz.lessons.cursor import PHASE_ORDER, Cursor
+from specviz.lessons.presets import PRESETS
 
 LINK_READ = "link_read"   # the ids of the pages whose link this session has read
 
@@ -25,8 +31,9 @@ LINK_READ = "link_read"   # the ids of the pages whose link this session has rea
 def link_state(url_path: str):
     """Read the page's settings from its link on its first run in this session, else write them
     into the address (see above)."""
-    page = page_of(url_path).id
-    if page not in LINKED:
+    record = page_of(url_path)
+    page = record.id
+    if record.links_itself:
         return
     read = st.session_state.setdefault(LINK_READ, set())
     if page in read:
@@ -34,7 +41,7 @@ def link_state(url_path: str):
         return
     read.add(page)
     m = models()
-    values, errors = read_link(dict(st.query_params), LINKED[page], {"drafters": list(m.drafter_models) if m else []})
+    values, errors = read_link(dict(st.query_params), record.settings, {"drafters": list(m.drafter_models) if m else []})
     for name, value in values.items():
         st.session_state[key(page, name)] = value
     for e in errors:
@@ -48,7 +55,7 @@ def read_again(page: str):
 
 def page_params(page: str) -> dict:
     """The link parameters of a page's current settings."""
-    keys = {name: key(page, name) for name in LINKED.get(page, {})}
+    keys = {name: key(page, name) for name in by_id(page).settings}
     return {name: write(st.session_state[k]) for name, k in keys.items() if k in st.session_state}
 
 
@@ -102,3 +109,100 @@ def share_link(params: dict, url_path: str) -> str | None:
         return None
     full = _with_set({k: v for k, v in params.items() if k not in OWN})
     return f"{base}/{url_path}" + ("?" + urllib.parse.urlencode(full) if full else "")
+
+
+# --- lesson 1's generation, round and phase in its link ------------------------------------------
+@dataclass(frozen=True)
+class LessonSettings:
+    prompt: str = PRESETS[0]
+    drafter: str = "ar"
+    verifier: str = "greedy"
+    k: int = 4                  # proposals per round
+    temperature: float = 1.0
+    seed: int = 0
+    max_new: int = 32
+
+    def engine_settings(self) -> Settings:
+        """The engine's Settings; greedy verification decodes at temperature 0."""
+        temp = 0.0 if self.verifier == "greedy" else self.temperature
+        return Settings(drafter=self.drafter, verifier=self.verifier, k=self.k,
+                        max_new_tokens=self.max_new, sampling=SamplingSettings(temperature=temp), seed=self.seed)
+
+
+def _prompt(raw: str, most: int) -> str:
+    if not raw.strip() or len(raw) > most:
+        raise ValueError(f"prompt must be 1 to {most} characters of text")
+    return raw
+
+
+def from_params(params: dict, drafters: list[str], base: LessonSettings = LessonSettings(),
+                limits: Limits = Limits()) -> tuple[LessonSettings, list[str]]:
+    """Settings from query parameters; unknown or bad values fall back, with one message each.
+    The bounds are lesson 1's course record's (appkit.course), within the host's limits on the prompt
+    length, k and the number of new tokens.
+
+    >>> s, errors = from_params({"k": "99", "verifier": "sampling"}, ["ar", "lookup"])
+    >>> s.k, s.verifier, errors
+    (4, 'sampling', ['block size k must be between 1 and 12, got 99'])
+    """
+    values, errors = {}, []
+    f = by_id("draft").settings
+    checks = {
+        "prompt": lambda v: _prompt(v, min(f["prompt"].hi, limits.max_prompt_chars)),
+        "drafter": lambda v: read_choice(v, drafters, "drafter"),
+        "verifier": lambda v: read_choice(v, f["verifier"].options, "verifier"),
+        "k": lambda v: read_number(v, int, f["k"].lo, min(f["k"].hi, limits.max_k), "block size k"),
+        "temperature": lambda v: read_number(v, float, f["temperature"].lo, f["temperature"].hi, "temperature"),
+        "seed": lambda v: read_number(v, int, f["seed"].lo, f["seed"].hi, "seed"),
+        "max_new": lambda v: read_number(v, int, f["max_new"].lo, min(f["max_new"].hi, limits.max_new_tokens),
+                                     "max new tokens"),
+    }
+    for name, check in checks.items():
+        if name in params:
+            try:
+                values[name] = check(str(params[name]))
+            except ValueError as e:
+                errors.append(str(e))
+    if base.drafter not in drafters and "drafter" not in values and drafters:
+        values["drafter"] = drafters[0]
+    return replace(base, **values), errors
+
+
+def to_params(s: LessonSettings) -> dict:
+    """The query parameters that restore `s`.
+
+    >>> to_params(LessonSettings())["k"]
+    '4'
+    """
+    return {f.name: str(getattr(s, f.name)) for f in fields(s)}
+
+
+def read_cursor(params: dict, most_rounds: int) -> tuple[Cursor | None, list[str]]:
+    """Lesson 1's round and phase from a link (None when the link names no valid round), with messages.
+
+    >>> read_cursor({"round": "3", "phase": "verify"}, 32)
+    (Cursor(shown=3, phase='verify'), [])
+    >>> read_cursor({"round": "99", "phase": "later"}, 32)[1]
+    ['round must be between 0 and 32, got 99', "phase must be one of draft, verify, commit, got 'later'"]
+    """
+    errors, shown, phase = [], None, str(params.get("phase", "commit"))
+    if "round" in params:
+        try:
+            shown = read_number(str(params["round"]), int, 0, most_rounds, "round")
+        except ValueError as e:
+            errors.append(str(e))
+    if phase not in PHASE_ORDER:
+        errors.append(f"phase must be one of {', '.join(PHASE_ORDER)}, got {phase!r}")
+        phase = "commit"
+    if shown is None:
+        return None, errors
+    return (Cursor(shown, phase) if shown else Cursor()), errors
+
+
+def cursor_params(c: Cursor) -> dict:
+    """The link's round and phase for a cursor.
+
+    >>> cursor_params(Cursor(2, "verify"))
+    {'round': '2', 'phase': 'verify'}
+    """
+    return {"round": str(c.shown), "phase": c.phase}

@@ -5,9 +5,9 @@ limits of one run. Each set loads once per server and device, in a thread of its
 first run has drawn its page (`start_loading`, called by app.py) or by the first action that needs the
 models, whichever comes first (`loader`), and is shared by every session: a page draws at once, and
 only what runs the models waits for them (`models`, `require_models`, with a "loading the models"
-spinner). The code that runs them is imported first, by one thread (appkit.engine_code). Every engine
-call that touches them goes through `engine()`: one lock, which also keeps
-live timings clean (two sessions never time a forward at the same moment).
+spinner). The code that runs them is imported first, by one thread (appkit.engine_code). A page runs
+them through `measure` (or `remember`): one lock, which also keeps live timings clean (two sessions
+never time a forward at the same moment).
 
 What it leaves out: the sidebar that chooses a set (appkit.frame), the models themselves (specviz).
 """
@@ -22,14 +22,14 @@ import torch
 
 from appkit.engine_code import ENGINE_CODE, import_engine_code
 from appkit.screen import stop
-from appkit.state import DEVICE, MODEL_SET
+from appkit.state import DEVICE, MODEL_SET, MODELS_ERROR, models_error
 from specviz.generator.devices import cpu_name, pick_device
 from specviz.generator.drafters.names import DRAFTER_LABELS
 from specviz.generator.threads import fit_threads
 from specviz.hosting.background import Background
 from specviz.hosting.config import DEFAULT, REPO_CONFIG, Config, Limits, ModelSetError, check_limits, load_config
 
-S_INPUTS = "inputs_of_"   # + a remembered figure's name: the inputs it was computed from (see remember)
+S_INPUTS = "inputs_of_"          # + a remembered figure's name: the inputs it was computed from (remember)
 
 
 @st.cache_resource(show_spinner=False)
@@ -180,9 +180,9 @@ def models(wait: bool = True):
     try:
         m, _ = job.wait()
     except (ModelSetError, ValueError) as e:
-        st.session_state["models_error"] = f"{e}. Choose another model set in the sidebar."
+        st.session_state[MODELS_ERROR] = f"{e}. Choose another model set in the sidebar."
         return None
-    st.session_state.pop("models_error", None)
+    st.session_state.pop(MODELS_ERROR, None)
     return m
 
 
@@ -204,7 +204,7 @@ def show_status():
             return
         m = models()
         if m is None:
-            st.error(f"No models: {st.session_state.get('models_error')}")
+            st.error(f"No models: {models_error()}")
             return
         params = sum(p.numel() for p in m.target.parameters()) / 1e6
         label = lambda d: DRAFTER_LABELS.get(d, d)   # noqa: E731 (appkit.widgets.drafter_label, which imports this module)
@@ -221,16 +221,26 @@ def require_models():
     what is missing."""
     m = models()
     if m is None:
-        st.error(f"The models are not available: {st.session_state.get('models_error')}")
+        st.error(f"The models are not available: {models_error()}")
         stop()
     return m
+
+
+def measure(compute, *args, **kwargs):
+    """`compute(*args, **kwargs)` under the engine lock: how a page runs a lessons function on the
+    models (a page never takes the lock itself: tests/app/test_page_ids.py).
+
+    >>> measure(sum, [1, 2, 3])
+    6
+    """
+    with engine():
+        return compute(*args, **kwargs)
 
 
 def remember(name: str, inputs: tuple, compute):
     """`compute()` run again only when `inputs` change (kept in this session under `name`), so a
     rerun for another widget on the page does not run the models again for the same figure."""
     if S_INPUTS + name not in st.session_state or st.session_state[S_INPUTS + name] != inputs:
-        with engine():
-            st.session_state[name] = compute()
+        st.session_state[name] = measure(compute)
         st.session_state[S_INPUTS + name] = inputs
     return st.session_state[name]

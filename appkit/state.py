@@ -19,6 +19,9 @@ PREDICTED = KEEP + "predict_"    # + a prediction's key: the option chosen (a ra
 REVEALED = KEEP + "revealed_"    # + a prediction's key: True once Reveal was pressed
 CLASS_LEAD = "class_lead"        # the presenter's class: {code, key, shown}
 CLASS_FOLLOW = "class_follow"    # a follower's class: {code, token, applied, state}
+MODELS_ERROR = "models_error"    # why the models are not available to this session (appkit.runtime)
+CLASS_VIEW = "class_view"        # a follower's copy of what the presenter shows (appkit.classroom.apply_view)
+CLASS_TRACE = "class_trace"      # a presenter's lesson 1 trace, as JSON, for the class's view
 
 # the address's parameters
 PRESENTER_PARAM = "presenter"    # ?presenter=1 opens a page in presenter mode
@@ -39,21 +42,23 @@ def key(page: str, name: str) -> str:
 
 
 class keys:
-    """A page's kept session keys by name, so a page writes no key by hand: `keys(page).name` is
-    `key(page, name)`, and `keys(page)[name]` the same for a name held in a variable.
+    """A page's session keys by name, so a page writes no key by hand: `keys(page).name` is
+    `key(page, name)`, and `keys(page)[name]` the same for a name held in a variable. With
+    `kept=False` the keys are `<page id>_<name>`: what a page computed and its charts' element keys,
+    which are not widget values and need no re-assigning across page switches (`keep_session_state`).
 
     >>> K = keys("dloop")
-    >>> K.k, K["sweep"]
-    ('keep_dloop_k', 'keep_dloop_sweep')
+    >>> K.k, K["sweep"], keys("dloop", kept=False).sweep
+    ('keep_dloop_k', 'keep_dloop_sweep', 'dloop_sweep')
     """
 
-    def __init__(self, page: str):
-        self.page = page
+    def __init__(self, page: str, kept: bool = True):
+        self.page, self.kept = page, kept
 
     def __getattr__(self, name: str) -> str:
         if name.startswith("_"):   # Python's own lookups (copy, pickle) are not key names
             raise AttributeError(name)
-        return key(self.page, name)
+        return key(self.page, name) if self.kept else f"{self.page}_{name}"
 
     __getitem__ = __getattr__
 
@@ -91,6 +96,21 @@ def following() -> bool:
     presenter's settings and run no model by themselves (appkit.classroom)."""
     f = st.session_state.get(CLASS_FOLLOW)
     return bool(f and f.get("state") and st.session_state.get(CLASS_ON))
+
+
+def class_view() -> dict | None:
+    """What the presenter shows, as this follower last received it (None outside a class)."""
+    return st.session_state.get(CLASS_VIEW)
+
+
+def share_trace(trace_json: str):
+    """A presenter's lesson 1 trace, for the class's view of that page (`show_class`)."""
+    st.session_state[CLASS_TRACE] = trace_json
+
+
+def models_error() -> str | None:
+    """Why the models are not available to this session (None while they are)."""
+    return st.session_state.get(MODELS_ERROR)
 
 
 def in_class() -> bool:

@@ -9,12 +9,14 @@ import re
 
 import streamlit as st
 
+from appkit.course import bounds, by_id, most_k
 from appkit.runtime import limits
 from appkit.state import at_most, default, key
 from specviz.generator.drafters.names import DRAFTER_LABELS
-from specviz.hosting.app_state import most_k
 from specviz.lessons import pricing
 
+VERIFIER_LABELS = {"greedy": "greedy (argmax match)", "sampling": "speculative sampling (ratio + residual)",
+                   "match": "target-draw matching"}
 GPU_EDIT = "keep_gpu_"   # + a field of pricing.FIELDS: the large-target profile as lesson 7 edits it
 
 
@@ -27,7 +29,7 @@ def result_caption(name: str, text: str, where=st):
 
 def block_slider(where, label: str, page: str) -> int:
     """A page's slider for the block size k, kept under keep_<page>_k: it stops at the bound its link
-    accepts (specviz.hosting.app_state.most_k) or the host's limit, whichever is lower."""
+    accepts (its course record's, appkit.course.most_k) or the host's limit, whichever is lower."""
     top, name = min(most_k(page), limits().max_k), key(page, "k")
     at_most(name, top)
     return where.slider(label, 1, top, key=name)
@@ -45,14 +47,14 @@ def run_row(page: str, prompts: list[str], drafters: list[str], drafter_box: str
     return block_slider(c3, k_label, page)
 
 
-def rounds_and_seed(page: str, choices: list[int], start: int) -> tuple[int, int]:
-    """One row of a simulation's settings: how many rounds to draw, and the random seed, kept
-    under keep_<page>_n and keep_<page>_seed; returns (rounds, seed)."""
+def rounds_and_seed(page: str, start: int) -> tuple[int, int]:
+    """One row of a simulation's settings: how many rounds to draw (the choices its course record
+    allows) and the random seed, kept under keep_<page>_n and keep_<page>_seed; returns (rounds, seed)."""
     c1, c2 = st.columns(2)
     default(key(page, "n"), start)
     default(key(page, "seed"), 0)
-    n = c1.select_slider("rounds", choices, key=key(page, "n"))
-    return n, c2.number_input("random seed", 0, 10**6, step=1, key=key(page, "seed"))
+    n = c1.select_slider("rounds", by_id(page).settings["n"].options, key=key(page, "n"))
+    return n, c2.number_input("random seed", *bounds(page, "seed"), step=1, key=key(page, "seed"))
 
 
 def prompt_label(prompt: str) -> str:

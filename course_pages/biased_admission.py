@@ -8,6 +8,7 @@ from specviz.viz.charts import num
 
 S = st.session_state
 K = appkit.keys("admission")   # this page's session keys
+H = appkit.keys("admission", kept=False)   # what it computed, and its elements' keys
 A = admission.APPENDIX_A          # the source's numbers: p, q and 0.85
 W = admission.WORKED_EXAMPLE      # this app's worked example: a₁, SPS, c₂
 
@@ -35,7 +36,7 @@ cases = [("x₁ = A, so c₂ = 0.9", W["c2_after_a"]), ("x₁ = B, so c₂ = 0",
 for col, (title, c2) in zip(cols, cases):
     r = admission.algorithm1([[W["a1"], c2]], W["sps"], stop_at_first_non_improvement=False)
     col.plotly_chart(figs.theta_steps(r["theta0"], r["steps"], f"search without the stop: {title}"),
-                     key=f"admission_theta_{c2}")
+                     key=H[f"theta_{c2}"])
     col.markdown(f"Θ₀ = {num(r['theta0'])}, Θ₁ = {num(r['steps'][0].theta)}, **Θ₂ = {num(r['steps'][1].theta)}** "
                  f"→ admits ℓ = **{r['lengths'][0]}** token{'s' if r['lengths'][0] != 1 else ''}.")
 stop = admission.algorithm1([[W["a1"], W["c2_after_a"]]], W["sps"])
@@ -50,8 +51,8 @@ st.markdown("The target wants **A** with probability p(A); the drafter proposes 
 c1, c2 = st.columns(2)
 appkit.default(K.p, A["p"][0])
 appkit.default(K.q, A["q"][0])
-pa = c1.slider("target p(A)", 0.0, 1.0, step=0.05, key=K.p)
-qa = c2.slider("drafter q(A)", 0.05, 1.0, step=0.05, key=K.q)
+pa = c1.slider("target p(A)", *appkit.bounds("admission", "p"), step=0.05, key=K.p)
+qa = c2.slider("drafter q(A)", *appkit.bounds("admission", "q"), step=0.05, key=K.q)
 p, q = (pa, round(1 - pa, 10)), (qa, round(1 - qa, 10))
 revealed = appkit.predict("admission", "the retrospective search admits x₁ only when it is A (its continuation looks "
                           "confident). How often will the first output token be A?",
@@ -71,9 +72,9 @@ if revealed:   # every P(A) below is the answer
                   delta_color="off" if off is None else "inverse", delta_arrow="off" if off is None else "auto")
 
     st.subheader("Simulated, round by round")
-    n, seed = appkit.rounds_and_seed("admission", [100, 500, 1000, 5000, 20000], 5000)
+    n, seed = appkit.rounds_and_seed("admission", 5000)
     runs = {pol: admission.running_frequency(admission.simulate(pol, n, p, q, seed=seed)) for pol in admission.POLICIES}
-    st.plotly_chart(figs.running(runs, pa, every=max(1, n // 400)), key="admission_running",
+    st.plotly_chart(figs.running(runs, pa, every=max(1, n // 400)), key=H.running,
                     config=appkit.chart_config("lesson5-running-frequency"))
     st.markdown(" · ".join(f"{labels[pol]}: **{runs[pol][-1]:.3f}**" for pol in admission.POLICIES)
                 + f" after {n:,} rounds (exact: {exact['retrospective']:.3g} / {pa:g} / {pa:g}).")

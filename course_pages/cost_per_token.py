@@ -4,7 +4,6 @@ import streamlit as st
 
 import appkit
 from specviz.generator import cpu_linear
-from specviz.generator.engine import encode_prompt
 from specviz.generator.settings import Settings
 from specviz.lessons.presets import PRESETS
 from specviz.lessons import cost, pricing
@@ -12,6 +11,7 @@ from specviz.viz import costs as figs, regimes as regime_figs
 
 S = st.session_state
 K = appkit.keys("cost")   # this page's session keys
+H = appkit.keys("cost", kept=False)   # what it computed, and its elements' keys
 WIDTHS = [1, 2, 3, 4, 6, 8, 12, 16]
 REPEATS = 5          # runs per side of the live measurement
 
@@ -37,9 +37,9 @@ c1, c2, c3 = st.columns(3)
 appkit.default(K.base, EXAMPLE.baseline_ms)
 appkit.default(K.round, EXAMPLE.round_ms)
 appkit.default(K.tokens, EXAMPLE.tokens)
-base = c1.number_input("plain decoding, ms per token", 0.1, 1000.0, step=0.5, key=K.base)
-rnd = c2.number_input("one speculative round, ms", 0.1, 5000.0, step=0.5, key=K.round)
-tok = c3.number_input("tokens the round commits", 1, 64, step=1, key=K.tokens)
+base = c1.number_input("plain decoding, ms per token", *appkit.bounds("cost", "base"), step=0.5, key=K.base)
+rnd = c2.number_input("one speculative round, ms", *appkit.bounds("cost", "round"), step=0.5, key=K.round)
+tok = c3.number_input("tokens the round commits", *appkit.bounds("cost", "tokens"), step=1, key=K.tokens)
 calc = cost.Calculator(base, rnd, tok)
 if revealed:   # the calculator's verdict and its break-even
     m1, m2, m3 = st.columns(3)
@@ -58,11 +58,10 @@ appkit.run_row("cost", PRESETS, list(m.drafter_models), "Drafter", "k (proposals
 def run_measurement():
     settings = Settings.greedy(S[K.drafter], appkit.new_tokens(32), k=S[K.k])
     bar = st.progress(0.0, "Measuring plain and speculative decoding…")
-    with appkit.engine():
-        S["measurement"] = {"prompt": S[K.prompt], "settings": settings,
-                            **cost.measure(m, S[K.prompt], settings, REPEATS,
-                                           progress=lambda done, total, side: bar.progress(
-                                               done / total, f"Run {done + 1} of {total}: {side} decoding…"))}
+    S[H.measurement] = {"prompt": S[K.prompt], "settings": settings,
+                        **appkit.measure(cost.measure, m, S[K.prompt], settings, REPEATS,
+                                         progress=lambda done, total, side: bar.progress(
+                                             done / total, f"Run {done + 1} of {total}: {side} decoding…"))}
     bar.empty()
 
 
@@ -94,12 +93,12 @@ def show_measurement(res: dict):
     st.markdown(
         f"Verification alone costs {s['verify_ms']:.1f} ms ÷ {s['tokens']} tokens = {s['verify_ms_per_token']:.2f} ms/token. "
         + (cost.if_drafting_were_free(p["ms_per_token"], s["verify_ms_per_token"]) if revealed else ""))
-    st.plotly_chart(figs.round_costs(res["speculative"]["trace"].rounds, p["ms_per_token"]), key="cost_rounds")
+    st.plotly_chart(figs.round_costs(res["speculative"]["trace"].rounds, p["ms_per_token"]), key=H.rounds)
     if revealed:   # the break-even line answers the worked example's question too
         st.markdown("A round must commit more tokens than **round time ÷ plain ms per token** to pay for itself. "
                     "The green dot is where this measurement landed.")
         st.plotly_chart(figs.break_even(s["mean_round_ms"], p["ms_per_token"], res["settings"].k + 1,
-                                        s["acceptance_length"]), key="cost_break_even",
+                                        s["acceptance_length"]), key=H.break_even,
                         config=appkit.chart_config("lesson7-break-even"))
 
 
@@ -133,18 +132,18 @@ def show_regimes(res: dict):
                f"these runs, so it gives back their measured time (speedup over the runs: "
                f"{c.here_speedup.label(unit='×')}); “{c.there.label}” is a model, not a measurement: "
                + pricing.LARGE_GPU_ORIGIN)
-    st.plotly_chart(regime_figs.round_steps(c), key="cost_regimes_chart",
+    st.plotly_chart(regime_figs.round_steps(c), key=H.regimes_chart,
                     config=appkit.chart_config("lesson7-priced-two-regimes"))
     st.markdown(f"**{pricing.why_question(c)}** " + pricing.why_smaller(c))
 
 
 st.button("Measure again", on_click=run_measurement, type="primary")
 # a follower's screen measures only when the student presses the button (the presenter's screen measures its own)
-if "measurement" not in S and not appkit.following():
+if H.measurement not in S and not appkit.following():
     run_measurement()
-if "measurement" in S:
-    show_measurement(S["measurement"])
-    show_regimes(S["measurement"])
+if H.measurement in S:
+    show_measurement(S[H.measurement])
+    show_regimes(S[H.measurement])
 else:
     appkit.not_measured_here()
 
@@ -171,18 +170,17 @@ st.markdown(f"What else moves the break-even point ({appkit.CHECKS_AHEAD}): when
 
 
 def run_widths():
-    ids, _ = encode_prompt(m, S[K.prompt], Settings(max_new_tokens=1))
-    with st.spinner(f"Timing the target at {len(WIDTHS)} widths, 6 calls each…"), appkit.engine():
-        S["cost_widths"] = cost.verification_cost_by_width(m, WIDTHS, ids)
+    with st.spinner(f"Timing the target at {len(WIDTHS)} widths, 6 calls each…"):
+        S[H.widths] = appkit.measure(cost.cost_by_width_after, m, S[K.prompt], WIDTHS)
 
 
 st.button("Time the target at widths " + ", ".join(map(str, WIDTHS)), on_click=run_widths)
-if "cost_widths" in S:
-    rows = S["cost_widths"]
-    st.plotly_chart(figs.width_cost(rows), key="cost_width")
+if H.widths in S:
+    rows = S[H.widths]
+    st.plotly_chart(figs.width_cost(rows), key=H.width)
     st.markdown(cost.width_sentence(rows))
-    if "measurement" in S:   # the same quantity in the rounds measured above, which the round table prices
-        res = S["measurement"]
+    if H.measurement in S:   # the same quantity in the rounds measured above, which the round table prices
+        res = S[H.measurement]
         st.markdown(cost.probe_versus_rounds(rows, cost.regimes(res, pricing.LARGE_GPU).here_median.steps("check_ms"),
                                              res["settings"].k + 1))
 

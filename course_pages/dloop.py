@@ -5,14 +5,13 @@ import pandas as pd
 import streamlit as st
 
 import appkit
-from specviz.generator.engine import Generation
-from specviz.generator.settings import Settings
 from specviz.lessons.presets import PRESETS
 from specviz.lessons import pricing, dloop
 from specviz.viz import stages, tokens
 
 S = st.session_state
 K = appkit.keys("dloop")   # this page's session keys
+H = appkit.keys("dloop", kept=False)   # what it computed, and its elements' keys
 THRESHOLDS = [-2.0, -4.0, -6.0, -8.0, -10.0, -12.0, -16.0]   # sums over k tokens of a small drafter run low
 REPEATS = 3                    # counted runs per setting: enough to see the spread, short enough for a class
 
@@ -30,7 +29,7 @@ c1, c2 = st.columns(2)
 appkit.default(K.S, 3)
 # where a second stage adds tokens with the shipped drafters (dloop.OPENING, measured there)
 appkit.default(K.k, dloop.OPENING["k"])
-S_ = c1.slider("stages S", 1, 6, key=K.S)
+S_ = c1.slider("stages S", *appkit.bounds("dloop", "S"), key=K.S)
 k = appkit.block_slider(c2, "proposals per stage k", "dloop")
 b = dloop.bonus_bound(S_, k)
 m1, m2, m3 = st.columns(3)
@@ -58,22 +57,19 @@ appkit.default(K.g, dloop.OPENING["g"])
 appkit.default(K.drafter, loops[0])
 c1.selectbox("Prompt", PRESETS, key=K.prompt, format_func=appkit.prompt_label)
 c2.selectbox("Drafter", loops, key=K.drafter, format_func=appkit.drafter_label)
-st.slider("threshold g", -20.0, 0.0, step=0.5, key=K.g)
+st.slider("threshold g", *appkit.bounds("dloop", "g"), step=0.5, key=K.g)
 revealed = appkit.predict("dloop", "with a lower (more permissive) g, will a round draft more stages or fewer?",
                           ["more", "fewer", "the same"])
 
 
 def one_round():
-    settings = Settings.greedy(S[K.drafter], appkit.new_tokens(64), k=S[K.k],
-                               loop_threshold=S[K.g], max_stages=S[K.S])
-    with appkit.engine():
-        g = Generation(m, S[K.prompt], settings)
-        S["dloop_round"] = g.step()
+    S[H.round] = appkit.measure(dloop.one_round, m, S[K.prompt], S[K.drafter], S[K.k], S[K.g], S[K.S],
+                                      appkit.new_tokens(64))
 
 
 st.button("Draft and check one round", on_click=one_round, type="primary")
-if "dloop_round" in S:
-    r = S["dloop_round"]
+if H.round in S:
+    r = S[H.round]
     loop = stages.stages_html(r.drafter_info, r.proposed_tokens)
     if loop:   # S = 1 drafts one stage and runs no gate: there is no stage table to draw
         appkit.html(loop)
@@ -90,14 +86,12 @@ st.caption("Plain decoding, each drafter with one stage a round, and each drafte
 
 def run_sweep(bar):
     start = time.perf_counter()
-    with appkit.engine():
-        res = dloop.threshold_sweep(m, S[K.prompt], loops, sorted(chosen), k=S[K.k],
-                                    max_stages=S[K.S], max_new_tokens=appkit.new_tokens(32), repeats=REPEATS,
-                                    progress=lambda done, total, name: bar.progress(
-                                        done / total, f"Run {done + 1} of {total}: {name}…"),
-                                    label=appkit.drafter_label)
+    res = appkit.measure(dloop.threshold_sweep, m, S[K.prompt], loops, sorted(chosen), k=S[K.k],
+                         max_stages=S[K.S], max_new_tokens=appkit.new_tokens(32), repeats=REPEATS,
+                         progress=lambda done, total, name: bar.progress(done / total, f"Run {done + 1} of {total}: {name}…"),
+                         label=appkit.drafter_label)
     bar.empty()
-    S["dloop_sweep"] = {**res, "prompt": S[K.prompt], "k": S[K.k], "S": S[K.S],
+    S[H.sweep] = {**res, "prompt": S[K.prompt], "k": S[K.k], "S": S[K.S],
                      "seconds": time.perf_counter() - start}
 
 
@@ -106,21 +100,21 @@ if not revealed:
     st.info("Answer the prediction above first: the sweep shows how many stages a round drafts at each g.")
 elif st.button("Run the sweep", disabled=not chosen, type="primary"):
     run_sweep(st.progress(0.0, "Warming up…"))
-if revealed and "dloop_sweep" in S:
-    res = S["dloop_sweep"]
+if revealed and H.sweep in S:
+    res = S[H.sweep]
     st.caption(f"The last sweep took {res['seconds']:.0f} s on this machine: prompt “{res['prompt']}”, "
                f"k = {res['k']}, S = {res['S']}.")
-    st.plotly_chart(stages.sweep_figure(res, appkit.drafter_label), key="dloop_fig",
+    st.plotly_chart(stages.sweep_figure(res, appkit.drafter_label), key=H.fig,
                     config=appkit.chart_config("lesson6-threshold-sweep"))
     st.table(pd.DataFrame(dloop.sweep_rows(res, appkit.drafter_label)), hide_index=True)   # wraps to fit a projector
     st.caption(f"Plain decoding: {res['baseline']['ms_per_token']:.2f} ms/token on this machine. Stages per round "
                "above 1 are rounds in which the gate opened and DLoop drafted again before the check. Where two "
                "speedups' ranges overlap, their order is within this machine's noise.")
 if revealed:   # below the sweep, so that the answer is drawn after the run that counts its stages
-    st.markdown((dloop.stages_answer(S["dloop_sweep"], appkit.drafter_label) if "dloop_sweep" in S else
+    st.markdown((dloop.stages_answer(S[H.sweep], appkit.drafter_label) if H.sweep in S else
                  "**Answer: more.** Run the sweep above to count the stages on this prompt.")
-                + " " + dloop.stages_reason(S.get("dloop_sweep"), appkit.drafter_label,
-                                            S.get("dloop_sweep", {}).get("S")))
+                + " " + dloop.stages_reason(S.get(H.sweep), appkit.drafter_label,
+                                            S.get(H.sweep, {}).get("S")))
 
 st.subheader("Does a later stage earn its cost?")
 st.markdown(f"“Every additional drafting stage must earn its cost” ({appkit.CHECKS_AHEAD}). Priced from the "
@@ -128,12 +122,12 @@ st.markdown(f"“Every additional drafting stage must earn its cost” ({appkit.
             "each stage beyond the first cost (the longer round, spread over the extra stages) and how many tokens "
             "it added, worth what a token costs with one stage a round. It pays exactly where looping made a token "
             "cheaper, and the verdict reads that off the sweep's speedups, run by run.")
-if not revealed or "dloop_sweep" not in S:
+if not revealed or H.sweep not in S:
     st.info("Run the sweep above: the price comes from its runs.")
 else:
-    prices = dloop.stage_prices(S["dloop_sweep"])
+    prices = dloop.stage_prices(S[H.sweep])
     st.table(pd.DataFrame(dloop.price_rows(prices, appkit.drafter_label)), hide_index=True)
-    for d in S["dloop_sweep"]["one_stage"]:
+    for d in S[H.sweep]["one_stage"]:
         st.markdown(dloop.price_verdict(prices, d, appkit.drafter_label(d)))
 
 st.subheader("The same stages on a hypothetical large target on a GPU")
@@ -143,12 +137,12 @@ st.markdown("The paper's Table 2 was measured on a large target on a GPU, where 
             "large-target profile. A later stage pays where it adds more tokens than its cost is worth in one-stage "
             "tokens.")
 st.caption(pricing.LARGE_GPU_ORIGIN)
-if not revealed or "dloop_sweep" not in S:
+if not revealed or H.sweep not in S:
     st.info("Run the sweep above: both prices come from its rounds.")
 else:
     gpu = appkit.gpu_profile()
-    regimes = dloop.stage_in_regimes(S["dloop_sweep"], gpu, "this machine")
-    for d in S["dloop_sweep"]["one_stage"]:
+    regimes = dloop.stage_in_regimes(S[H.sweep], gpu, "this machine")
+    for d in S[H.sweep]["one_stage"]:
         st.markdown(dloop.regime_verdict(regimes, d, appkit.drafter_label(d), "this machine",
                                          "the large-target profile"))
         st.table(pd.DataFrame(dloop.regime_rows(regimes, d)), hide_index=True)   # wraps to fit a projector
@@ -165,7 +159,7 @@ paper.table(pd.DataFrame({
     "speedup": ["3.17×", "2.90×", "3.68×"]}))
 paper.caption(f"DLoop Table 2, as {appkit.CHECKS_AHEAD} reports it: looping without loop-aware training accepted "
               "more tokens yet ran slower: the extra accepted output did not repay the extra drafting work.")
-res = S.get("dloop_sweep") if revealed else None
+res = S.get(H.sweep) if revealed else None
 if res is None or not {"dloop", "dloop-plain"} <= set(res["one_stage"]):
     here.info("Run the sweep above with both DLoop drafters to measure the same three rows on this machine.")
 else:

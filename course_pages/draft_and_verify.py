@@ -9,18 +9,17 @@ from dataclasses import fields
 import streamlit as st
 
 import appkit
-from specviz.generator.engine import CHAT_NOTICE
 from specviz.generator.settings import VERIFIERS
 from specviz.generator.trace import Trace
-from specviz.hosting.app_state import VERIFIER_LABELS, LessonSettings, cursor_params, from_params, read_cursor, to_params
 from specviz.lessons.presets import PRESETS
 from specviz.lessons.cursor import Cursor
-from specviz.lessons.draft import Stepper
+from specviz.lessons.draft import Stepper, prompt_read, prompt_texts
 from specviz.viz import cache, export, histories, stages, tokens
 
 S = st.session_state
 K = appkit.keys("draft")   # this page's session keys
-SETTINGS = {f.name: K[f.name] for f in fields(LessonSettings)}   # the generation's settings: field -> key
+H = appkit.keys("draft", kept=False)   # what it computed, and its elements' keys
+SETTINGS = {f.name: K[f.name] for f in fields(appkit.LessonSettings)}   # the generation's settings: field -> key
 TICK_S = 0.7
 
 appkit.header(
@@ -36,26 +35,26 @@ appkit.header(
 m = appkit.models()
 limits = appkit.limits()
 drafters = list(m.drafter_models) if m else ["ar"]
-state = S.setdefault("draft", {"stepper": Stepper(lock=appkit.engine), "params_read": False})
+state = S.setdefault(H.state, {"stepper": Stepper(measure=appkit.measure), "params_read": False})
 stepper: Stepper = state["stepper"]
 
 
 def start():
     """Prefill a fresh generation with the chosen settings (no round runs yet)."""
-    s = LessonSettings(**{f: S[k] for f, k in SETTINGS.items()})
+    s = appkit.LessonSettings(**{f: S[k] for f, k in SETTINGS.items()})
     try:
         appkit.check(s.prompt, s.engine_settings())
     except ValueError as e:
         stepper.refuse(str(e))
         return
     if stepper.start(appkit.require_models(), s.prompt, s.engine_settings()):
-        state["link"] = to_params(s) | {"set": S[appkit.KEEP + "set"]}
+        state["link"] = appkit.to_params(s) | {"set": S[appkit.KEEP + "set"]}
         appkit.forget_predictions("draft_")   # a new generation asks again, round by round
 
 
 def load_upload():
     """Replay an uploaded trace: no model needed, only the recorded rounds."""
-    f = S.get("draft_upload")
+    f = S.get(H.upload)
     if f is not None and stepper.load(f.getvalue(), f.name, limits.max_new_tokens):
         appkit.forget_predictions("draft_")
 
@@ -70,53 +69,53 @@ def move(action: str):
     """A step from the screen the browser shows: a request carries the address of the screen it came
     from (`live_link`), so a click delivered twice, or made on a screen the browser had not yet
     replaced, moves once."""
-    seen = read_cursor(dict(st.query_params), limits.max_new_tokens)[0] if live_link() else None
-    S["draft_toast"] = stepper.move(action, seen)
+    seen = appkit.read_cursor(dict(st.query_params), limits.max_new_tokens)[0] if live_link() else None
+    S[H.toast] = stepper.move(action, seen)
 
 
 def use_preset():
-    if S.get("draft_preset"):
-        S[K.prompt] = S["draft_preset"]
+    if S.get(H.preset):
+        S[K.prompt] = S[H.preset]
 
 
 # --- settings: a shared link fills them in once; later edits stay in session state ---------------
 if not state["params_read"]:
     state["params_read"] = True
-    base = LessonSettings(**{f: S[k] for f, k in SETTINGS.items() if k in S})
-    linked, errors = from_params(dict(st.query_params), drafters, base, limits)
-    state["link_cursor"], cursor_errors = read_cursor(dict(st.query_params), limits.max_new_tokens)
+    base = appkit.LessonSettings(**{f: S[k] for f, k in SETTINGS.items() if k in S})
+    linked, errors = appkit.from_params(dict(st.query_params), drafters, base, limits)
+    state["link_cursor"], cursor_errors = appkit.read_cursor(dict(st.query_params), limits.max_new_tokens)
     state["param_errors"] = errors + cursor_errors
     for f, key in SETTINGS.items():
         S[key] = getattr(linked, f)
 for err in state.get("param_errors", []):
     st.warning(f"A setting in the link was ignored: {err}. The default is used instead.")
 for f, key in SETTINGS.items():
-    appkit.default(key, getattr(LessonSettings(), f))
+    appkit.default(key, getattr(appkit.LessonSettings(), f))
 appkit.at_most(K.max_new, limits.max_new_tokens)
 if S[K.drafter] not in drafters:
     S[K.drafter] = drafters[0]
 
 with st.expander("Prompt and settings", expanded=m is None or bool(stepper.error)):
     c1, c2 = st.columns([3, 2])
-    c1.selectbox("Preset prompts", PRESETS, index=None, placeholder="Pick a preset…", key="draft_preset",
+    c1.selectbox("Preset prompts", PRESETS, index=None, placeholder="Pick a preset…", key=H.preset,
                  format_func=appkit.prompt_label,
                  on_change=use_preset)
     c1.text_area("Prompt (free text)", key=K.prompt, height=80)
     c2.selectbox("Drafter", drafters, key=K.drafter, format_func=appkit.drafter_label)
-    c2.selectbox("Verifier", VERIFIERS, key=K.verifier, format_func=VERIFIER_LABELS.get)
+    c2.selectbox("Verifier", VERIFIERS, key=K.verifier, format_func=appkit.VERIFIER_LABELS.get)
     c3, c4, c5, c6 = st.columns(4)
     appkit.block_slider(c3, "Block size k (proposals)", "draft")
-    c4.slider("Temperature", 0.05, 2.0, step=0.05, key=K.temperature,
+    c4.slider("Temperature", *appkit.bounds("draft", "temperature"), step=0.05, key=K.temperature,
               disabled=S[K.verifier] == "greedy", help="Greedy verification decodes at temperature 0.")
-    c5.number_input("Random seed", 0, 2**31 - 1, step=1, key=K.seed)
-    c6.number_input("Max new tokens", 1, limits.max_new_tokens, step=1, key=K.max_new)
+    c5.number_input("Random seed", *appkit.bounds("draft", "seed"), step=1, key=K.seed)
+    c6.number_input("Max new tokens", appkit.bounds("draft", "max_new")[0], limits.max_new_tokens, step=1, key=K.max_new)
     st.button("Start with these settings", type="primary", on_click=start, disabled=m is None)
     st.caption("Starting puts the prompt and settings into this page's address: share the link to restore them.")
 
-view = S.get("class_view")   # following a class: replay the presenter's recorded rounds, at its round and phase
+view = appkit.class_view()   # following a class: replay the presenter's recorded rounds, at its round and phase
 if view and view.get("trace") and appkit.following() and state.get("class_view") is not view:
     state["class_view"] = view
-    stepper.follow(view["trace"], read_cursor(view.get("params", {}), limits.max_new_tokens)[0], limits.max_new_tokens)
+    stepper.follow(view["trace"], appkit.read_cursor(view.get("params", {}), limits.max_new_tokens)[0], limits.max_new_tokens)
 if not appkit.following():
     stepper.limit = None   # exploring alone: a student may step through every recorded round
 if stepper.trace is None and m is not None and stepper.error is None:
@@ -130,7 +129,7 @@ if stepper.trace is None and m is not None and stepper.error is None:
 if stepper.error:
     st.error(appkit.plain(stepper.error))
 if m is None and stepper.trace is None:
-    st.error(f"The models are not available ({S.get('models_error')}). You can still replay a saved trace below.")
+    st.error(f"The models are not available ({appkit.models_error()}). You can still replay a saved trace below.")
 
 
 def panel():
@@ -152,23 +151,22 @@ def panel():
                 icon=":material/pause:" if stepper.playing else ":material/play_arrow:",
                 width="stretch")
     b[4].button("↺ Reset", on_click=move, args=("reset",), shortcut="Home", width="stretch")
-    if S.get("draft_toast"):
-        st.info(S.pop("draft_toast"))
+    if S.get(H.toast):
+        st.info(S.pop(H.toast))
 
     cur: Cursor = stepper.cursor
     if live_link():
-        appkit.set_link(live_link() | cursor_params(cur))   # the address links to this round and phase
+        appkit.set_link(live_link() | appkit.cursor_params(cur))   # the address links to this round and phase
     verifier = trace.settings.verifier
     source = "following the presenter" if stepper.limit is not None else "replaying a saved trace" if stepper.replay else "live"
-    # a chat target reads the prompt inside its template: show what it read
-    prompt = "".join(prompt_texts(trace)) if CHAT_NOTICE in trace.notices else trace.prompt
+    prompt = prompt_read(trace)
     if cur.shown == 0:
         appkit.html(tokens.committed_html(prompt, trace.rounds, 0, "commit"))
         st.markdown(f"**Ready** ({source}). Press **Next phase** (→) to let the drafter propose its first block.")
         for n in trace.notices:
             st.info(n)
         if live_link():
-            appkit.share(live_link() | cursor_params(cur), "draft_and_verify")
+            appkit.share(live_link() | appkit.cursor_params(cur), "draft_and_verify")
         return
     r = trace.rounds[cur.shown - 1]
     appkit.html(f'{tokens.phase_badges(cur.phase)} <b>round {r.index + 1}</b> · {source} · '
@@ -225,7 +223,7 @@ def panel():
                        mime="application/json", on_click="ignore")
     slides(r, cur.phase, verifier, before)
     if live_link():
-        appkit.share(live_link() | cursor_params(cur), "draft_and_verify")
+        appkit.share(live_link() | appkit.cursor_params(cur), "draft_and_verify")
 
 
 def slides(r, phase: str, verifier: str, before: list[str]):
@@ -240,20 +238,15 @@ def slides(r, phase: str, verifier: str, before: list[str]):
     for col, (label, name, markup, height) in zip(cols, figures):
         col.download_button(label, lambda markup=markup, height=height: export.figure_svg(markup(), 1000, height),
                             file_name=f"specviz-round{r.index + 1}-{phase}-{name}.svg", mime="image/svg+xml",
-                            on_click="ignore", icon=":material/download:", key=f"draft_svg_{name}")
-
-
-def prompt_texts(trace: Trace) -> list[str]:
-    """Text of each prompt token, as recorded (a trace saved before it recorded them shows ids)."""
-    return trace.prompt_tokens or [f"#{i}" for i in trace.prompt_ids]
+                            on_click="ignore", icon=":material/download:", key=H[f"svg_{name}"])
 
 
 def panel_for_the_class():
     """The panel, then what a class following this screen should draw (a step reruns only this
     fragment, not app.py, so the panel shares its round and numbers the screen itself)."""
     panel()
-    if S.get("class_lead") and stepper.trace is not None:
-        S["class_trace"] = stepper.trace.to_json()
+    if appkit.leading() and stepper.trace is not None:
+        appkit.share_trace(stepper.trace.to_json())
         appkit.show_class("draft_and_verify")
     if appkit.fragment_run():   # a step or a vote redrew the panel alone: number the screen (see appkit.mark_seen)
         appkit.mark_seen()
@@ -264,7 +257,7 @@ playing_at_start = stepper.playing
 appkit.hold(st.fragment(run_every=TICK_S if playing_at_start else None)(appkit.apology()(panel_for_the_class)))
 
 with st.expander("Replay a saved trace", expanded=m is None):
-    st.file_uploader("A trace downloaded from this page (no model needed)", type=["json"], key="draft_upload",
+    st.file_uploader("A trace downloaded from this page (no model needed)", type=["json"], key=H.upload,
                      on_change=load_upload)
 
 appkit.next_lesson(__file__, with_share=False)   # lesson 1 shares its round from the panel

@@ -4,12 +4,14 @@ import streamlit as st
 import appkit
 from specviz.lessons import glossary
 
+H = appkit.keys("glossary", kept=False)   # its elements' keys
+
 appkit.css()
 st.title("Glossary")
 st.markdown("Every term the lessons use, in a sentence or two. Each entry names its source: *How speculative "
             "decoding checks ahead* or *Draft, Then Verify*, or **this app** where the name, notation or "
             "definition is ours.")
-query = st.text_input("Find a term", key="glossary_query", placeholder="anchor, residual, SPS…")
+query = st.text_input("Find a term", key=H.query, placeholder="anchor, residual, SPS…")
 found = glossary.matching(query)
 if not found:
     st.info(f"No term or definition mentions “{query}”.")

@@ -7,12 +7,12 @@ import appkit
 from appkit import opening
 from appkit.runtime import loading
 from specviz.generator.settings import Settings
-from specviz.generator.threads import fit_threads
 from specviz.lessons import readable
 from specviz.lessons.presets import PRESETS
 from specviz.viz.race import lane_html
 
 K = appkit.keys("home")   # this page's session keys
+H = appkit.keys("home", kept=False)   # what it computed, and its elements' keys
 
 
 def race():
@@ -24,7 +24,7 @@ def race():
 
 REPLAY_SECONDS = 3.0   # the slower runner's measured decode time, stretched to this on screen
 RACES = 5              # races per click: the speedup is shown as their median and range
-RACE_ASKED = "home_race_asked"   # a press of Start the race, not yet run
+RACE_ASKED = H.race_asked   # a press of Start the race, not yet run
 
 appkit.css()
 st.title("Draft, then verify")
@@ -53,8 +53,8 @@ appkit.default(K.prompt, PRESETS[0])
 c1, c2, c3 = st.columns([2, 2, 1])
 c1.text_input("Prompt", key=K.prompt)
 m = appkit.models(wait=False)   # the page draws while the models load; only the race waits for them
-if "home_fastest_pending" in st.session_state:   # a measurement asked for the setting it found (see below)
-    st.session_state[K.drafter], st.session_state[K.k] = st.session_state.pop("home_fastest_pending")
+if H.fastest_pending in st.session_state:   # a measurement asked for the setting it found (see below)
+    st.session_state[K.drafter], st.session_state[K.k] = st.session_state.pop(H.fastest_pending)
 
 
 opening.start()   # once per server: which setting wins here, measured in the background once the models load
@@ -81,14 +81,12 @@ else:
 
 def find_fastest(bar):
     """Measure every drafter at k = 2 and 4 against plain decoding, now, and open the race on the fastest."""
-    with appkit.engine():
-        fit_threads(m)   # the cores free now
-        best = race().fastest_setting(m, PRESETS[0], list(m.drafter_models), progress=lambda done, total: bar.progress(
-            done / total, f"Measuring every drafter on this machine: run {done + 1} of {total}…"))
+    best = appkit.measure(race().fastest_now, m, PRESETS[0], list(m.drafter_models), progress=lambda done, total: bar.progress(
+        done / total, f"Measuring every drafter on this machine: run {done + 1} of {total}…"))
     bar.empty()
-    st.session_state["home_fastest"] = best
-    st.session_state.pop("home_race", None)   # an older race beside a fresh measurement would read as one figure
-    st.session_state["home_fastest_pending"] = (best["drafter"], best["k"])
+    st.session_state[H.fastest] = best
+    st.session_state.pop(H.race, None)   # an older race beside a fresh measurement would read as one figure
+    st.session_state[H.fastest_pending] = (best["drafter"], best["k"])
     st.rerun()
 
 
@@ -107,10 +105,8 @@ def run_race(lanes, bar):
     settings = Settings.greedy(st.session_state[K.drafter], appkit.new_tokens(40),
                                k=st.session_state[K.k])
     appkit.check(st.session_state[K.prompt], settings)
-    with appkit.engine():
-        threads = fit_threads(models)     # the cores free now decide how many threads the race uses
-        res = race().run(models, st.session_state[K.prompt], settings, RACES,
-                       progress=lambda done, total: bar.progress(done / total, f"Race {done} of {total} run…"))
+    res, threads = appkit.measure(race().run_now, models, st.session_state[K.prompt], settings, RACES,
+                                  progress=lambda done, total: bar.progress(done / total, f"Race {done} of {total} run…"))
     bar.empty()
     runners = res["races"][res["median"]]
     start = time.perf_counter()
@@ -135,19 +131,19 @@ measuring = opening.measuring_note("the drafters appear when it is done" + (
     ", and the race you started runs then." if st.session_state.get(RACE_ASKED) else "."))
 if not measuring and appkit.pressed(RACE_ASKED, "the race you started is queued, and runs as soon as they have arrived."):
     try:
-        st.session_state["home_race"] = run_race(lanes, st.progress(0.0, f"Racing {RACES} times…"))
-        st.session_state.pop("home_fastest", None)   # the race is the fresher figure
+        st.session_state[H.race] = run_race(lanes, st.progress(0.0, f"Racing {RACES} times…"))
+        st.session_state.pop(H.fastest, None)   # the race is the fresher figure
         if m is None:
             st.rerun()   # the models arrived during the race: draw the page with its drafter box
     except ValueError as e:   # a prompt over the host's limit: said here, and kept on screen
         st.error(str(e))
-fastest = st.session_state.get("home_fastest")
+fastest = st.session_state.get(H.fastest)
 if fastest and revealed:   # which setting wins is part of the answer
     fastest_line.markdown(race().fastest_caption(fastest, appkit.drafter_label))
-elif found and "home_race" not in st.session_state and (
+elif found and H.race not in st.session_state and (
         st.session_state[K.drafter], st.session_state[K.k]) == found[1]:   # where it opens, and why
     fastest_line.markdown(race().opening_sentence(found[0], found[1], appkit.drafter_label))
-result = st.session_state.get("home_race")
+result = st.session_state.get(H.race)
 if result and revealed:
     for i, (lane, (name, texts, mspt, _)) in enumerate(zip(lanes, result["lanes"])):
         lane.html(lane_html(name, texts, mspt, True, plain=i == 0))

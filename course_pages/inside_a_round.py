@@ -3,9 +3,7 @@ import pandas as pd
 import streamlit as st
 
 import appkit
-from specviz.generator.engine import generate
 from specviz.generator.sampling import SamplingSettings
-from specviz.generator.settings import Settings
 from specviz.lessons.presets import PRESETS
 from specviz.lessons import inside
 from specviz.lessons.markup import md_token
@@ -15,6 +13,7 @@ from specviz.viz.stages import stage_rows
 
 S = st.session_state
 K = appkit.keys("inside")   # this page's session keys
+H = appkit.keys("inside", kept=False)   # what it computed, and its elements' keys
 CHECKS = "*How speculative decoding checks ahead*"
 HEAD = {i: title for i, (title, _) in enumerate(inside.SECTIONS, 1)}
 
@@ -63,7 +62,7 @@ elif not live:
     st.caption(LATER)
 else:
     k = appkit.run_row("inside", PRESETS, blocks, "Block drafter", "Proposals k")
-    view = appkit.remember("inside_view", (m.name, str(m.device), S[K.prompt], S[K.drafter], k),
+    view = appkit.remember(H.view, (m.name, str(m.device), S[K.prompt], S[K.drafter], k),
                            lambda: inside.drafter_view(m, S[K.prompt], S[K.drafter], k))
     layers = ", ".join(str(i) for i in view["target_layers"])
     st.markdown(
@@ -76,7 +75,7 @@ else:
         f"committed token, which the target has not processed yet, so it enters as a token, not as features. "
         f"One pass proposed {' '.join(md_token(t) for t in view['proposals'])}; the target kept "
         f"**{view['accepted']}**.")
-    st.plotly_chart(figs.attention_map(view), key="inside_attention",
+    st.plotly_chart(figs.attention_map(view), key=H.attention,
                     config=appkit.chart_config("lesson9-attention"))
     st.caption("This app's measurement: the first draft layer's attention weights for this round, averaged over "
                "heads, over the last context positions and the block itself (no causal mask inside the block, so "
@@ -111,10 +110,10 @@ elif revealed:   # the distances are the answer
     c1, c2 = st.columns(2)
     appkit.default(K.temp, 0.6)
     appkit.default(K.topk, 10)
-    temp = c1.slider("Temperature", 0.1, 2.0, step=0.1, key=K.temp)
-    top_k = c2.slider("Top-k (0 = off)", 0, 50, key=K.topk)
+    temp = c1.slider("Temperature", *appkit.bounds("inside", "temp"), step=0.1, key=K.temp)
+    top_k = c2.slider("Top-k (0 = off)", *appkit.bounds("inside", "topk"), key=K.topk)
     prompt = S.get(K.prompt, PRESETS[0])
-    wq = appkit.remember("inside_wrong_q", (m.name, str(m.device), prompt, temp, top_k),
+    wq = appkit.remember(H.wrong_q, (m.name, str(m.device), prompt, temp, top_k),
                          lambda: inside.wrong_q(m, prompt, SamplingSettings(temperature=temp, top_k=top_k)))
     names = {"true": "true q (Markov head, after temperature and top-k)",
              "raw": "q before temperature and top-k",
@@ -125,7 +124,7 @@ elif revealed:   # the distances are the answer
                    help="total-variation distance of the emitted distribution from p (0 = lossless)")
     st.markdown(inside.wrong_q_answer(wq["cases"]["marginal"]["distance"]) + " " + SOURCE_RULE)
     st.markdown(inside.wrong_q_note(wq["first"], wq["cases"]))
-    st.plotly_chart(figs.emitted_bars(wq, names), key="inside_emitted")
+    st.plotly_chart(figs.emitted_bars(wq, names), key=H.emitted)
     st.caption("This app's computation on the embedded models: p and every q are the real distributions at this "
                "candidate history; the emitted distribution is q·min(1, p/q′) plus the rejected mass times "
                "normalize(max(0, p − q′)), with q′ the q the verifier was handed.")
@@ -141,15 +140,13 @@ st.markdown(f"{CHECKS} separates three claims: **equal sampling distributions** 
 
 
 def search():
-    with st.spinner("Greedy decoding every preset in float32, in bfloat16 and speculatively…"), appkit.engine():
-        twin = inside.bf16_twin(m)
-        drafter = "dspark" if "dspark" in m.drafter_models else None
-        S["inside_precision"] = inside.precision_search(m, twin, PRESETS, appkit.new_tokens(12), drafter)
+    with st.spinner("Greedy decoding every preset in float32, in bfloat16 and speculatively…"):
+        S[H.precision] = appkit.measure(inside.precision_on_presets, m, PRESETS, appkit.new_tokens(12))
 
 
 st.button("Search the presets: float32 against bfloat16", on_click=search, type="primary")
-if "inside_precision" in S:
-    rows = S["inside_precision"]
+if H.precision in S:
+    rows = S[H.precision]
     parted = [r for r in rows if r["first_difference"] is not None]
     st.markdown(inside.precision_note(rows, appkit.new_tokens(12)))
     for r in parted[:2]:
@@ -205,9 +202,7 @@ st.markdown(f"**System against user:** aggregate tok/s measures the system's out
 if blocks and not live:
     st.caption(LATER)
 elif blocks:
-    with appkit.engine():
-        trace = generate(m, S.get(K.prompt, PRESETS[0]), Settings.greedy(blocks[0], appkit.new_tokens(24),
-                                                                                 k=4))
+    trace = appkit.measure(inside.timed_trace, m, S.get(K.prompt, PRESETS[0]), blocks[0], appkit.new_tokens(24))
     t = inside.trace_timing(trace)
     c = st.columns(4)
     c[0].metric("ms per token, total ÷ total", f"{t['total_over_total']:.2f}")
@@ -233,7 +228,7 @@ if "dloop" in m.drafter_models and not live:
     st.caption(LATER)
 elif "dloop" in m.drafter_models:
     prompt = S.get(K.prompt, PRESETS[0])
-    loop = appkit.remember("inside_dloop", (m.name, str(m.device), prompt), lambda: inside.dloop_round(m, prompt))
+    loop = appkit.remember(H.dloop, (m.name, str(m.device), prompt), lambda: inside.dloop_round(m, prompt))
     st.table(pd.DataFrame(stage_rows(loop)), hide_index=True)   # token text shown as itself
     st.caption(f"This app's live round: the loop-aware drafter, k = 3, up to S = {loop['max_stages']} stages, threshold g = "
                f"{loop['threshold']:g}; the target then kept {loop['accepted']} of {loop['proposed']} proposals. "

@@ -10,6 +10,7 @@ from specviz.lessons import parallel
 from specviz.viz import parallel as figs
 
 S = st.session_state
+H = appkit.keys("parallel", kept=False)   # what it computed, and its elements' keys
 N_SAMPLES = 200
 
 appkit.header(
@@ -46,21 +47,18 @@ asked = next((d for d in blocks if d not in m.block_drafters(markov=True)), bloc
 
 
 def sample():
-    with st.spinner("Sampling blocks…"), appkit.engine():
-        S["parallel_samples"] = {d: parallel.sample_blocks(m, prompt, d, N_SAMPLES, k=2) for d in blocks}
+    with st.spinner("Sampling blocks…"):
+        S[H.samples] = appkit.measure(parallel.samples_of, m, prompt, blocks, N_SAMPLES)
 
 
 if revealed:   # the probabilities and the samples are the answer
     st.subheader("Product of marginals against the Markov head")
-    def phrase_tables() -> dict:
-        with appkit.engine():
-            return {d: parallel.phrase_table(m, prompt, d) for d in blocks}
-
-    tables = appkit.shared("parallel_tables", [m.name, str(m.device), prompt, blocks], phrase_tables,
+    tables = appkit.shared(H.tables, [m.name, str(m.device), prompt, blocks],
+                           lambda: {d: parallel.phrase_table(m, prompt, d) for d in blocks},
                            "the drafters on this prompt") or {}
     cols = side_by_side(len(blocks)) if tables else []
     for col, d in zip(cols, blocks):
-        col.plotly_chart(figs.phrase_bars(tables[d], appkit.drafter_label(d)), key=f"parallel_phrase_{d}")
+        col.plotly_chart(figs.phrase_bars(tables[d], appkit.drafter_label(d)), key=H[f"phrase_{d}"])
         bad = next(r for r in tables[d] if r["phrase"] == " of problem")
         col.markdown(f"P(“of problem”): **{bad['product_of_marginals']:.3f}** as a product of the backbone's "
                      f"marginals, **{bad['sequential']:.3f}** sequentially."
@@ -72,10 +70,10 @@ if revealed:   # the probabilities and the samples are the answer
 
     st.subheader("Sampled blocks")
     st.button(f"Sample {N_SAMPLES} two-token blocks from each drafter", on_click=sample, type="primary")
-    if "parallel_samples" in S:
-        counts = S["parallel_samples"]
+    if H.samples in S:
+        counts = S[H.samples]
         named = {appkit.drafter_label(d): c for d, c in counts.items()}
-        st.plotly_chart(figs.sample_bars(named, parallel.PHRASES, N_SAMPLES), key="parallel_samples_fig",
+        st.plotly_chart(figs.sample_bars(named, parallel.PHRASES, N_SAMPLES), key=H.samples_fig,
                         config=appkit.chart_config("lesson3-sampled-blocks"))
         st.markdown(" · ".join(f"{appkit.drafter_label(d)}: “of problem” **{c.get(' of problem', 0)}** of {N_SAMPLES}"
                                for d, c in counts.items()))
@@ -100,28 +98,21 @@ st.markdown("*Draft, Then Verify* says a parallel drafter's quality falls off to
 def decay(bar):
     """Conditional acceptance per drafter, the bar naming the drafter and prompt being decoded."""
     drafters = [d for d in ("ar", *blocks) if d in m.drafter_models]
-    start, rates, per_prompt = time.perf_counter(), {}, {}
-    with appkit.engine():
-        for i, d in enumerate(drafters):
-            def told(done, total, i=i, d=d):
-                bar.progress((i * total + done) / (len(drafters) * total),
-                             f"{appkit.drafter_label(d)}: decoding prompt {done + 1} of {total}…")
-            measured = parallel.by_position(m, PRESETS[:3], d, k=6, progress=told)
-            rates[d], per_prompt[d] = measured["pooled"], measured["per_prompt"]
+    start = time.perf_counter()
+    measured = appkit.measure(parallel.decay_of, m, PRESETS[:3], drafters, k=6, progress=lambda done, total, d: bar.progress(
+        done / total, f"{appkit.drafter_label(d)}: decoding prompt {done % len(PRESETS[:3]) + 1} of {len(PRESETS[:3])}…"))
     bar.empty()
-    S["parallel_decay"] = {"rates": rates, "per_prompt": per_prompt, "seconds": time.perf_counter() - start}
+    S[H.decay] = {**measured, "seconds": time.perf_counter() - start}
 
 
 def drafting_cost(bar):
     drafters = [d for d in ("ar", *blocks) if d in m.drafter_models]
     start = time.perf_counter()
-    with appkit.engine():
-        rows = parallel.draft_cost(m, PRESETS[0], drafters, [1, 2, 4, 8],
-                                   progress=lambda done, total, name: bar.progress(
-                                       done / total, f"Run {done + 1} of {total}: {name}…"),
-                                   label=appkit.drafter_label)
+    rows = appkit.measure(parallel.draft_cost, m, PRESETS[0], drafters, [1, 2, 4, 8],
+                          progress=lambda done, total, name: bar.progress(done / total, f"Run {done + 1} of {total}: {name}…"),
+                          label=appkit.drafter_label)
     bar.empty()
-    S["parallel_cost"] = {"rows": rows, "seconds": time.perf_counter() - start}
+    S[H.cost] = {"rows": rows, "seconds": time.perf_counter() - start}
 
 
 c1, c2 = side_by_side(2)
@@ -129,21 +120,21 @@ if c1.button("Measure conditional acceptance by position (k = 6)"):
     decay(c1.progress(0.0, "Decoding three prompts per drafter…"))
 if c2.button("Time drafting at k = 1, 2, 4, 8"):
     drafting_cost(c2.progress(0.0, "Warming up…"))
-if "parallel_decay" in S:
-    c1.plotly_chart(figs.position_lines({appkit.drafter_label(d): r for d, r in S["parallel_decay"]["rates"].items()}),
-                    key="parallel_decay_fig")
+if H.decay in S:
+    c1.plotly_chart(figs.position_lines({appkit.drafter_label(d): r for d, r in S[H.decay]["rates"].items()}),
+                    key=H.decay_fig)
     c1.caption("Each drafter decoded the first three presets greedily at k = 6; "
-               f"{S['parallel_decay']['seconds']:.0f} s on this machine.")
-    for d, each in S["parallel_decay"]["per_prompt"].items():   # what this run shows, drafter by drafter
+               f"{S[H.decay]['seconds']:.0f} s on this machine.")
+    for d, each in S[H.decay]["per_prompt"].items():   # what this run shows, drafter by drafter
         c1.markdown(parallel.decay_note(each, appkit.drafter_label(d)))
-if "parallel_cost" in S:
-    rows = S["parallel_cost"]["rows"]
-    c2.plotly_chart(figs.cost_lines(rows, appkit.drafter_label), key="parallel_cost_fig")
+if H.cost in S:
+    rows = S[H.cost]["rows"]
+    c2.plotly_chart(figs.cost_lines(rows, appkit.drafter_label), key=H.cost_fig)
     c2.table(pd.DataFrame([{"drafter": appkit.drafter_label(r["drafter"]), "k": r["k"],   # every row, no inner scroll
                             "drafting per round": r["spread"].label(" ms"), "against the k before": step}
                            for r, step in zip(rows, parallel.cost_steps(rows))]), hide_index=True)
     c2.caption(f"Each drafter and k decoded the first preset {rows[0]['spread'].n} times after an uncounted warm-up, "
-               f"alternated; {S['parallel_cost']['seconds']:.0f} s on this machine. A step “within this machine's noise” "
+               f"alternated; {S[H.cost]['seconds']:.0f} s on this machine. A step “within this machine's noise” "
                "has overlapping ranges: its order is no finding.")
     c2.markdown(parallel.explain_cost(rows, blocks, appkit.drafter_label, m.device.type))
 

@@ -8,7 +8,9 @@ from specviz.lessons.presets import PRESETS
 from specviz.lessons import speedup, cost, workloads
 
 S = st.session_state
+H = appkit.keys("speedup", kept=False)   # what it computed, and its elements' keys
 COST = appkit.keys("cost")   # lesson 7's settings: this page measures what lesson 7 was set to
+COST_HELD = appkit.keys("cost", kept=False)   # and shows lesson 7's measurement, or takes one
 
 appkit.header(
     __file__,
@@ -26,14 +28,14 @@ def run_measurement():
     drafter = S.get(COST.drafter, list(m.drafter_models)[0])
     settings = Settings.greedy(drafter, appkit.new_tokens(32), k=S.get(COST.k, 4))
     prompt = S.get(COST.prompt, PRESETS[0])
-    with st.spinner("Measuring plain and speculative decoding…"), appkit.engine():
-        S["measurement"] = {"prompt": prompt, "settings": settings, **cost.measure(m, prompt, settings)}
+    with st.spinner("Measuring plain and speculative decoding…"):
+        S[COST_HELD.measurement] = {"prompt": prompt, "settings": settings, **appkit.measure(cost.measure, m, prompt, settings)}
 
 
 # a follower's screen measures only when the student presses the button (the presenter's screen measures its own)
-if "measurement" not in S and not appkit.following():
+if COST_HELD.measurement not in S and not appkit.following():
     run_measurement()
-res = S.get("measurement")
+res = S.get(COST_HELD.measurement)
 measured = f"**{res['speedup']:.2f}×**" if res else "a speedup (on the presenter's screen)"
 revealed = appkit.predict("speedup", f"this app measured {measured} on this machine. Would the same "
                           "drafter give the same speedup on a GPU serving 32 users at once?",
@@ -92,12 +94,12 @@ st.markdown("A speedup belongs to its workload too. The only benchmark the sourc
 
 
 def run_workloads():
-    with st.spinner("Measuring plain and speculative decoding on prose and on code…"), appkit.engine():
-        S["speedup_workloads"] = {"settings": res["settings"], **workloads.compare(m, res["settings"])}
+    with st.spinner("Measuring plain and speculative decoding on prose and on code…"):
+        S[H.workloads] = {"settings": res["settings"], **appkit.measure(workloads.compare, m, res["settings"])}
 
 
 st.button("Compare prose and code", on_click=run_workloads)
-both = S.get("speedup_workloads")
+both = S.get(H.workloads)
 if both:
     shown = both["settings"]
     st.table(pd.DataFrame({w: {"speedup": f"{both[w]['speedup']['median']:.2f}× ({both[w]['speedup']['low']:.2f}–"

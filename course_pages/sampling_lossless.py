@@ -3,8 +3,6 @@ import pandas as pd
 import streamlit as st
 
 import appkit
-from specviz.generator.engine import Generation
-from specviz.generator.settings import Settings
 from specviz.lessons.presets import PRESETS
 from specviz.lessons import sampling
 from specviz.viz import distributions as figs
@@ -12,6 +10,7 @@ from specviz.viz.charts import num
 
 S = st.session_state
 K = appkit.keys("sampling")   # this page's session keys
+H = appkit.keys("sampling", kept=False)   # what it computed, and its elements' keys
 SOURCES = ["the real models, after this prompt", "the article's 0.4 / 0.2 example", "typed by hand"]
 SEED_EXAMPLE = {"labels": ["the token", "another", "a third"], "p": [0.2, 0.5, 0.3], "q": [0.4, 0.3, 0.3]}
 
@@ -35,7 +34,7 @@ if source == SOURCES[0]:
     c1, c2, c3 = st.columns([2, 2, 1])
     c1.selectbox("Prompt", PRESETS, key=K.prompt, format_func=appkit.prompt_label)
     c2.selectbox("Drafter", drafters, key=K.drafter, format_func=appkit.drafter_label)
-    c3.slider("Temperature", 0.1, 2.0, step=0.1, key=K.temp,
+    c3.slider("Temperature", *appkit.bounds("sampling", "temp"), step=0.1, key=K.temp,
               help=f"Both models sample from their {sampling.READABLE.top_k} likeliest tokens (top-k), so that "
                    "sampled text reads as words; the rule holds for any such cut-off applied to both.")
     appkit.default(K.other, False)
@@ -43,12 +42,10 @@ if source == SOURCES[0]:
 
     def distributions() -> dict:
         """p and q after the prompt, coarsened; {} when the drafter proposes nothing there."""
-        with appkit.engine():
-            p_full, q_full = sampling.next_token_distributions(
-                m, S[K.prompt], S[K.drafter], sampling.readable(S[K.temp]))
+        p_full, q_full = sampling.next_token_distributions(m, S[K.prompt], S[K.drafter], sampling.readable(S[K.temp]))
         return {} if q_full is None else sampling.coarse(p_full, q_full, m.token_text, n=5, other=lump)
 
-    dist = appkit.shared("sampling_dist", [m.name, str(m.device), S[K.prompt], S[K.drafter],
+    dist = appkit.shared(H.dist, [m.name, str(m.device), S[K.prompt], S[K.drafter],
                                      S[K.temp], lump], distributions, "the models on this prompt")
     if dist == {}:
         st.warning("This drafter proposes nothing after this prompt (prompt lookup found no earlier match). "
@@ -65,8 +62,8 @@ elif source == SOURCES[1]:
                 "**0.4**, the target wants **0.2**. The other two tokens are **this app's**, added so that each "
                 "distribution sums to 1: **another** (target 0.5, drafter 0.3) and **a third** (0.3 and 0.3).")
 else:
-    appkit.default("sampling_table", pd.DataFrame({"token": ["A", "B", "C"], "p": [0.6, 0.3, 0.1], "q": [0.2, 0.3, 0.5]}))
-    edited = st.data_editor(S["sampling_table"], num_rows="dynamic", key="sampling_editor", hide_index=True)
+    appkit.default(H.table, pd.DataFrame({"token": ["A", "B", "C"], "p": [0.6, 0.3, 0.1], "q": [0.2, 0.3, 0.5]}))
+    edited = st.data_editor(S[H.table], num_rows="dynamic", key=H.editor, hide_index=True)
     try:
         edited = edited.dropna()
         dist = {"labels": [str(t) for t in edited["token"]],
@@ -85,30 +82,20 @@ if dist is None:   # a follower with other settings than the presenter's, who ha
     appkit.next_lesson(__file__)
     appkit.stop()
 labels, p, q = dist["labels"], dist["p"], dist["q"]
-c1.plotly_chart(figs.pq_bars(labels, p, q), key="sampling_pq")
+c1.plotly_chart(figs.pq_bars(labels, p, q), key=H.pq)
 
 
 def sample_sentences():
-    seed = S[K.gen_seed]
-    temp = sampling.readable(S[K.temp])
-    plans = [("plain sampling", None, seed), ("speculative sampling", drafters[0], seed),
-             ("speculative sampling", drafters[0], seed + 1)]
-    out = []
-    with appkit.engine():
-        for name, drafter, sd in plans:
-            s = Settings(drafter=drafter, verifier="sampling", k=min(4, appkit.limits().max_k),
-                         max_new_tokens=appkit.new_tokens(20), sampling=temp, seed=sd)
-            g = Generation(m, S[K.prompt], s)
-            g.run()
-            out.append((f"{name}, random seed {sd}", g.text()))
-    S["sampling_sentences"] = (S[K.prompt], out)
+    out = appkit.measure(sampling.sentences, m, S[K.prompt], drafters[0], sampling.readable(S[K.temp]),
+                         S[K.gen_seed], k=min(4, appkit.limits().max_k), max_new_tokens=appkit.new_tokens(20))
+    S[H.sentences] = (S[K.prompt], out)
 
 
 if revealed:   # everything below carries the answer
     if source == SOURCES[1]:
         st.markdown("Accepting half of the drafter's **the token** proposals supplies exactly the target's 0.2: "
                     f"0.4 × min(1, 0.2/0.4) = 0.4 × 0.5 = **{num(0.4 * 0.5)}**.")
-    st.plotly_chart(figs.rebuild_bars(labels, p, q), key="sampling_rebuild",
+    st.plotly_chart(figs.rebuild_bars(labels, p, q), key=H.rebuild,
                     config=appkit.chart_config("lesson2-rebuild-p"))
     r = sampling.rebuild(p, q)
     st.markdown(f"Green: accepted proposals, q(x)·min(1, p(x)/q(x)) = **min(p(x), q(x))**; they add up to the "
@@ -117,10 +104,10 @@ if revealed:   # everything below carries the answer
                 f"under-proposes.")
 
     st.subheader("Draw it many times")
-    n, seed = appkit.rounds_and_seed("sampling", [10, 100, 1000, 10000, 50000], 1000)
+    n, seed = appkit.rounds_and_seed("sampling", 1000)
     runs = {rule: sampling.simulate(p, q, n, rule, seed=seed) for rule in sampling.RULES}
     freqs = {sampling.RULE_NAMES[rule]: sampling.histogram(runs[rule]["outputs"], len(p)) for rule in sampling.RULES}
-    st.plotly_chart(figs.convergence(labels, p, freqs, n), key="sampling_hist",
+    st.plotly_chart(figs.convergence(labels, p, freqs, n), key=H.hist,
                     config=appkit.chart_config("lesson2-convergence"))
     st.dataframe(pd.DataFrame(sampling.rule_rows(p, q, runs)), hide_index=True)
     st.markdown(sampling.lossless_answer(p, q, runs))
@@ -136,14 +123,14 @@ if revealed:   # everything below carries the answer
                 "its guarantees “do not require two random runs to produce the same sentence, even with the same "
                 "nominal seed”.")
     appkit.default(K.gen_seed, 1)
-    st.number_input("random seed", 0, 10**6, step=1, key=K.gen_seed)
+    st.number_input("random seed", *appkit.bounds("sampling", "gen_seed"), step=1, key=K.gen_seed)
 
     st.button("Sample three continuations", on_click=sample_sentences, type="primary")
-    if "sampling_sentences" in S:
-        prompt, out = S["sampling_sentences"]
+    if H.sentences in S:
+        prompt, out = S[H.sentences]
         for name, text in out:
             st.markdown(f"**{name}:**")
             st.text(prompt + text)
-        appkit.result_caption("sampling_same_seed", sampling.same_seed_caption(out[0][1], out[1][1]))
+        appkit.result_caption(H.same_seed, sampling.same_seed_caption(out[0][1], out[1][1]))
 
 appkit.next_lesson(__file__)

@@ -14,6 +14,7 @@ from specviz.viz.charts import num
 
 S = st.session_state
 K = appkit.keys("budget")   # this page's session keys
+H = appkit.keys("budget", kept=False)   # what it computed, and its elements' keys
 PROFILE_REPEATS = 5   # counted passes over the widths; each width keeps its fastest call
 
 appkit.header(
@@ -37,7 +38,7 @@ if not confident:
 c1, c2 = st.columns(2)
 appkit.default(K.R, 4)
 appkit.default(K.k, 4)
-R = c1.slider("live requests", 1, len(PRESETS), key=K.R)
+R = c1.slider("live requests", *appkit.bounds("budget", "R"), key=K.R)
 k = appkit.block_slider(c2, "proposals per draft (k)", "budget")
 revealed = appkit.predict("budget", "as more requests share the target, does each request get more of its draft "
                           "verified, or less?", ["more", "less", "the same"])
@@ -56,20 +57,19 @@ def run(bar):
                                          + (" (a warm-up)…" if done == 0 else "…"))
 
     start = time.perf_counter()
-    with appkit.engine():
-        rounds = budget.draft_requests(m, PRESETS[:R], confident[0], k, progress=drafting)
-        table = budget.sps_table(m, PRESETS[0], width, repeats=PROFILE_REPEATS, progress=profiling)
+    rounds, table = appkit.measure(budget.requests_and_profile, m, PRESETS[:R], confident[0], k, width,
+                                   PROFILE_REPEATS, drafting, profiling)
     bar.empty()
-    S["budget"] = {"rounds": rounds, "sps": table["sps"], "raw": table["raw"], "prompts": PRESETS[:R],
+    S[H.result] = {"rounds": rounds, "sps": table["sps"], "raw": table["raw"], "prompts": PRESETS[:R],
                "seconds": time.perf_counter() - start}
 
 
 if st.button("Draft, profile and allocate", type="primary"):
     run(st.progress(0.0, "Drafting one block per request…"))
-if "budget" not in S:
+if H.result not in S:
     appkit.next_lesson(__file__)   # the page stops here until the first allocation
     appkit.stop()
-res = S["budget"]
+res = S[H.result]
 rounds = res["rounds"]
 conf = [r.drafter_info["confidence"] for r in rounds]
 
@@ -79,7 +79,7 @@ for i, (p, r) in enumerate(zip(res["prompts"], rounds), 1):
     appkit.html(stages.survival_html(r.drafter_info, r.proposed_tokens))
 
 st.subheader("The SPS table, profiled on the running target")
-st.plotly_chart(sps_figure(res["sps"], res["raw"], PROFILE_REPEATS), key="budget_sps")
+st.plotly_chart(sps_figure(res["sps"], res["raw"], PROFILE_REPEATS), key=H.sps)
 st.caption(f"One forward over B tokens of one sequence, the fastest of {PROFILE_REPEATS} calls (this engine does not "
            "batch requests, so this stands in for a batched verification of B tokens). The faint points are the calls "
            "themselves, with this machine's noise; a wider check cannot really be cheaper, so Algorithm 1 prices with "
@@ -91,7 +91,7 @@ st.markdown(f"**A profile belongs to its engine** ({appkit.CHECKS_AHEAD}): for s
             "backend restrictions, and a default synthetic 8192-token context** that may need adjustment for "
             "long-context deployments. This app's table above comes from one sequence after one prompt, on this "
             "machine.")
-raw = st.toggle("A lesson about measurement: price with the raw points instead", key="budget_raw",
+raw = st.toggle("A lesson about measurement: price with the raw points instead", key=H.raw,
                 help="The same drafts, priced with the noisy profile: admissions can then jump up and down with load.")
 sps = res["raw"] if raw else res["sps"]
 
@@ -111,7 +111,7 @@ for n, s in enumerate(alloc["steps"], 1):
                  "τ": round(s.tau, 3), "Θ": round(s.theta, 2),
                  "decision": "admit" if s.kept else "stop: Θ did not improve"})
 st.table(pd.DataFrame(rows), hide_index=True)   # every step on screen: no inner scroll
-st.plotly_chart(theta_steps(alloc["theta0"], alloc["steps"], "Θ after each admission"), key="budget_theta",
+st.plotly_chart(theta_steps(alloc["theta0"], alloc["steps"], "Θ after each admission"), key=H.theta,
                 config=appkit.chart_config("lesson4-algorithm1"))
 st.markdown("Admitted per request: " + ", ".join(f"request {i + 1}: **{n}**" for i, n in enumerate(alloc["lengths"]))
             + f" · best Θ = {num(alloc['best_theta'], 2)}.")

@@ -33,6 +33,14 @@ def draft_requests(models, prompts: list[str], drafter: str = "dspark", k: int =
     return rounds
 
 
+def requests_and_profile(models, prompts: list[str], drafter: str, k: int, width: int, repeats: int,
+                         drafting=None, profiling=None) -> tuple[list, dict]:
+    """What lesson 4 measures in one go: each prompt's drafted round (`draft_requests`) and the target's
+    profile from 1 to `width` positions on the first prompt (`sps_table`)."""
+    return (draft_requests(models, prompts, drafter, k, progress=drafting),
+            sps_table(models, prompts[0], width, repeats=repeats, progress=profiling))
+
+
 def sps_table(models, prompt: str, max_tokens: int, repeats: int = 5, progress=None) -> dict:
     """Target steps per second at B = 1..max_tokens verification tokens, profiled now:
     {"sps": from the fitted cost line, which Algorithm 1 prices with, so that noise cannot flip

@@ -22,7 +22,8 @@ import torch
 from transformers import DynamicCache
 
 from specviz.generator.clock import Stopwatch
-from specviz.generator.engine import Generation
+from specviz.generator.engine import Generation, encode_prompt
+from specviz.generator.settings import Settings
 from specviz.lessons.pricing import Comparison, Profile, compare, measured_profiles, shapes
 from specviz.lessons.protocol import alternate, cost_line, paired_spread, spread, versus_plain
 
@@ -328,6 +329,12 @@ def trace_costs(trace) -> dict:
 
 
 @torch.no_grad()
+def cost_by_width_after(models, prompt: str, widths: list[int]) -> list[dict]:
+    """`verification_cost_by_width` on the context of `prompt`, as a lesson's prompt box gives it."""
+    ids, _ = encode_prompt(models, prompt, Settings(max_new_tokens=1))
+    return verification_cost_by_width(models, widths, ids)
+
+
 def verification_cost_by_width(models, widths: list[int], context_ids: list[int], repeats: int = 5,
                                progress=None) -> list[dict]:
     """Time of one target forward over w new tokens after `context_ids`, per width (ascending):

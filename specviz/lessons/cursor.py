@@ -1,7 +1,7 @@
 """Where lesson 1's page is in a recorded trace: a round and how much of it is revealed.
 
 A recorded round is revealed in three phases, draft -> verify -> commit (PHASE_ORDER). The cursor
-is plain data, no models: a link carries one (specviz.hosting.app_state), and a follower's cursor
+is plain data, no models: a link carries one (appkit.links), and a follower's cursor
 never passes the presenter's (`order`).
 
 What it leaves out: moving through a generation (specviz.lessons.draft.Stepper).

@@ -24,6 +24,7 @@ with its range so that small differences read as the noise they are.
 """
 from collections.abc import Callable
 
+from specviz.generator.engine import Generation
 from specviz.generator.settings import Settings
 from specviz.lessons.cost import repeated_runs
 from specviz.lessons.presets import PRESETS
@@ -39,6 +40,17 @@ from specviz.lessons.protocol import beats, ratio_spread, spread
 # reply preset ("Anne asked...") ends after 9 tokens, so its figures count one round. The sweep then says,
 # from its own runs, whether those tokens paid for their stages on this machine (stage_prices).
 OPENING = {"prompt": PRESETS[6], "k": 2, "g": -2.0, "sweep": [-2.0, -6.0, -12.0]}
+
+
+def one_round(models, prompt: str, drafter: str, k: int, g: float, stages: int, max_new_tokens: int):
+    """One greedy round of `drafter` in DLoop's stages: up to `stages` stages of k proposals, each
+    after the first drafted while the last stage's sum of log q clears g; the target checks them all
+    at once. Returns the engine's Round (its drafter_info holds the gate's record).
+
+    A drafter that runs no stages (the autoregressive one) drafts k proposals and records no gate.
+    """
+    settings = Settings.greedy(drafter, max_new_tokens, k=k, loop_threshold=g, max_stages=stages)
+    return Generation(models, prompt, settings).step()
 
 
 def threshold_sweep(models, prompt: str, drafters: list[str], thresholds: list[float], k: int = 4,

@@ -11,12 +11,11 @@ saved trace (or the class presenter's) replays with no model at all.
 `Cursor` (which round is on screen and how much of it is revealed) is specviz.lessons.cursor.
 
 What it leaves out: drawing (course_pages/draft_and_verify.py, specviz.viz) and reading the link
-(specviz.hosting.app_state reads a cursor from one).
+(appkit.links reads a cursor from one).
 """
-import contextlib
 import time
 
-from specviz.generator.engine import Generation
+from specviz.generator.engine import CHAT_NOTICE, Generation
 from specviz.generator.trace import Trace
 from specviz.lessons.cursor import Cursor, order
 
@@ -28,7 +27,8 @@ AHEAD = "The presenter has not shown this yet: this screen follows the presenter
 class Stepper:
     """A trace on screen, the generation that extends it (None when replaying), and the cursor.
 
-    `lock` wraps every model call (the app passes its server-wide engine lock). A move that cannot
+    `measure(f, *args)` makes every model call (the app passes appkit.measure, which holds its
+    server-wide engine lock; by default the call is made as it is). A move that cannot
     happen (past the end) returns the sentence to show, and stops playing.
 
     >>> s = Stepper()
@@ -38,8 +38,8 @@ class Stepper:
     'End of the recorded trace.'
     """
 
-    def __init__(self, lock=contextlib.nullcontext):
-        self.lock = lock
+    def __init__(self, measure=lambda f, *args: f(*args)):
+        self.measure = measure
         self.trace: Trace | None = None
         self.gen: Generation | None = None
         self.cursor = Cursor()
@@ -53,8 +53,7 @@ class Stepper:
         """Prefill a fresh generation (no round runs yet); False, refused (see `refuse`), when it cannot."""
         self.error, self.playing = None, False
         try:
-            with self.lock():
-                gen = Generation(models, prompt, settings)
+            gen = self.measure(Generation, models, prompt, settings)
         except ValueError as e:
             self.refuse(str(e))
             return False
@@ -112,9 +111,8 @@ class Stepper:
         while len(self.trace.rounds) <= index:
             if self.gen is None or self.gen.done:
                 return False
-            with self.lock():
-                if self.gen.step() is None:
-                    return False
+            if self.measure(self.gen.step) is None:
+                return False
         return True
 
     def move(self, action: str, seen: Cursor | None = None) -> str | None:
@@ -159,3 +157,14 @@ class Stepper:
     def due(self, tick_s: float) -> bool:
         """While playing: has a tick passed since the last move?"""
         return self.playing and time.monotonic() - self.last_move >= tick_s * 0.9
+
+
+def prompt_texts(trace: Trace) -> list[str]:
+    """Text of each prompt token, as recorded (a trace saved before it recorded them shows ids)."""
+    return trace.prompt_tokens or [f"#{i}" for i in trace.prompt_ids]
+
+
+def prompt_read(trace: Trace) -> str:
+    """The prompt as the target read it: a chat target reads it inside its template, so its tokens
+    are shown; any other, the prompt as typed."""
+    return "".join(prompt_texts(trace)) if CHAT_NOTICE in trace.notices else trace.prompt

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from specviz.generator.engine import Generation
 from specviz.generator.drafters.names import DRAFTER_LABELS
 from specviz.generator.settings import Settings
+from specviz.generator.threads import fit_threads
 from specviz.lessons import protocol
 from specviz.lessons.cost import trace_costs
 from specviz.lessons.markup import md_token
@@ -106,6 +107,19 @@ def replay_sentence(plain_ms: float, spec_ms: float, seconds: float) -> str:
            f"sped up ({1 / factor:.2g}× faster than the race)" if factor <= 1 / 1.05 else "at about the race's own pace")
     return (f"Shown {how}: the race ran first with nothing drawn ({plain_ms:.0f} ms against {spec_ms:.0f} ms of "
             f"decoding), then replayed over {seconds:g} seconds with each lane at its measured pace.")
+
+
+def run_now(models, prompt: str, speculative: Settings, races: int = 5, progress=None) -> tuple[dict, dict]:
+    """`run` on the cores free now: torch's thread count fitted first (specviz.generator.threads), as a
+    class's laptop may be busy. Returns (run's result, the fit)."""
+    fit = fit_threads(models)
+    return run(models, prompt, speculative, races, progress), fit
+
+
+def fastest_now(models, prompt: str, drafters: list[str], progress=None) -> dict:
+    """`fastest_setting` on the cores free now (see `run_now`)."""
+    fit_threads(models)
+    return fastest_setting(models, prompt, drafters, progress=progress)
 
 
 def run(models, prompt: str, speculative: Settings, races: int = 5, progress=None) -> dict:

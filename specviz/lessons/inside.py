@@ -511,3 +511,15 @@ def training_cost(paths: dict) -> dict | None:
         return None
     return {"one_stage_s": one["train_seconds"] / one["steps"], "loop_s": loop["train_seconds"] / loop["steps"],
             "loop_stages": loop["loop_stages"], "loop_steps": loop["steps"], "one_stage_steps": one["steps"]}
+
+
+def precision_on_presets(models, prompts: list[str], new_tokens: int) -> list:
+    """`precision_search` of the target against its bfloat16 twin on `prompts`, with DSpark (float32)
+    beside them where the set has it."""
+    drafter = "dspark" if "dspark" in models.drafter_models else None
+    return precision_search(models, bf16_twin(models), prompts, new_tokens, drafter)
+
+
+def timed_trace(models, prompt: str, drafter: str, new_tokens: int, k: int = 4):
+    """One greedy generation of `drafter` at k, whose rounds `trace_timing` reads."""
+    return generate(models, prompt, Settings.greedy(drafter, new_tokens, k=k))

@@ -88,6 +88,23 @@ def conditional_acceptance(accepted: list[int], k: int) -> list[float | None]:
     return [h / n if n else None for h, n in zip(kept, reached)]
 
 
+def samples_of(models, prompt: str, drafters: list[str], n: int, k: int = 2) -> dict:
+    """`sample_blocks` for each drafter: {drafter: Counter of its n sampled blocks}."""
+    return {d: sample_blocks(models, prompt, d, n, k=k) for d in drafters}
+
+
+def decay_of(models, prompts: list[str], drafters: list[str], k: int, progress=None) -> dict:
+    """`by_position` for each drafter in turn: {"rates": {drafter: pooled}, "per_prompt": {drafter: ...}}.
+    `progress(done, total, drafter)` counts prompts over all the drafters."""
+    rates, per_prompt = {}, {}
+    for i, d in enumerate(drafters):
+        told = None if progress is None else (
+            lambda done, total, i=i, d=d: progress(i * total + done, len(drafters) * total, d))
+        measured = by_position(models, prompts, d, k=k, progress=told)
+        rates[d], per_prompt[d] = measured["pooled"], measured["per_prompt"]
+    return {"rates": rates, "per_prompt": per_prompt}
+
+
 def by_position(models, prompts: list[str], drafter: str, k: int, max_new_tokens: int = 32,
                 progress=None) -> dict:
     """Conditional acceptance by position (see `conditional_acceptance`) over the full-width

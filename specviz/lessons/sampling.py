@@ -331,3 +331,21 @@ def coarse(p: torch.Tensor, q: torch.Tensor, token_text: list[str], n: int = 6, 
                 "p": [x / sum(ps) for x in ps], "q": [x / sum(qs) for x in qs]}
     return {"labels": [token_text[i] for i in top] + ["(other)"], "ids": top + [None],
             "p": ps + [max(0.0, 1 - sum(ps))], "q": qs + [max(0.0, 1 - sum(qs))]}
+
+
+def sentences(models, prompt: str, drafter: str, temperature, seed: int, k: int = 4,
+              max_new_tokens: int = 20) -> list[tuple[str, str]]:
+    """Three sampled continuations of `prompt`, each (label, text): plain sampling with `seed`, then
+    speculative sampling with `drafter` at the same seed and at the next one. Speculative sampling
+    consumes its random numbers differently, so the same seed need not give the same text: what is
+    kept is the distribution, not the draw.
+    """
+    plans = [("plain sampling", None, seed), ("speculative sampling", drafter, seed),
+             ("speculative sampling", drafter, seed + 1)]
+    out = []
+    for name, d, sd in plans:
+        g = Generation(models, prompt, Settings(drafter=d, verifier="sampling", k=k, max_new_tokens=max_new_tokens,
+                                                sampling=temperature, seed=sd))
+        g.run()
+        out.append((f"{name}, random seed {sd}", g.text()))
+    return out

@@ -43,12 +43,12 @@ def test_followers_show_the_presenters_round_vote_once_and_see_the_reveal():
     assert any(f"Class {code}" in m.value for m in teacher.markdown)
     students = [follower(code) for _ in range(3)]
     for s in students:
-        assert s.session_state["draft"]["stepper"].trace.new_ids == teacher.session_state["draft"]["stepper"].trace.new_ids[:len(
-            s.session_state["draft"]["stepper"].trace.new_ids)]
+        assert s.session_state["draft_state"]["stepper"].trace.new_ids == teacher.session_state["draft_state"]["stepper"].trace.new_ids[:len(
+            s.session_state["draft_state"]["stepper"].trace.new_ids)]
     button(teacher, "Next phase").click().run()            # round 1, draft: the prediction is open
     for s in students:
         s.run()
-        assert s.session_state["draft"]["stepper"].cursor == teacher.session_state["draft"]["stepper"].cursor
+        assert s.session_state["draft_state"]["stepper"].cursor == teacher.session_state["draft_state"]["stepper"].cursor
         assert not any(b.label == "Reveal" for b in s.button)     # only the presenter reveals
     key = "keep_predict_draft_0"
     for s, choice in zip(students, [1, 1, 2]):
@@ -67,7 +67,7 @@ def test_followers_show_the_presenters_round_vote_once_and_see_the_reveal():
     assert "**The class answered** (3 votes)" in said and "1: 2" in said and "2: 1" in said
     for s in students:
         s.run()
-        assert s.session_state["draft"]["stepper"].cursor == teacher.session_state["draft"]["stepper"].cursor
+        assert s.session_state["draft_state"]["stepper"].cursor == teacher.session_state["draft_state"]["stepper"].cursor
         shown = "\n".join(m.value for m in s.markdown)
         assert "the target kept" in shown and "**The class answered** (3 votes)" in shown
 
@@ -142,10 +142,10 @@ def test_a_follower_on_a_live_lesson_runs_no_model_by_itself(short_runs):
     teacher = presenter_on_lesson1()
     student = follower(teacher.session_state["class_lead"]["code"])
     teacher.switch_page("course_pages/cost_per_token.py").run()
-    assert "measurement" in teacher.session_state
+    assert "cost_measurement" in teacher.session_state
     student.run()
     assert student.title[0].value.startswith("7 · Cost per token")
-    assert "measurement" not in student.session_state
+    assert "cost_measurement" not in student.session_state
     assert any("runs no model by itself" in i.value for i in student.info)
     teacher.switch_page("course_pages/sampling_lossless.py").run()
     student.run()

@@ -75,12 +75,12 @@ def bad_files(saved: dict) -> list[tuple[str, bytes, str]]:
 def test_lesson1_refuses_bad_trace_files_with_a_sentence_and_keeps_its_own_trace(saved):
     at = AppTest.from_file(APP, default_timeout=120)
     at.run().switch_page("course_pages/draft_and_verify.py").run()
-    live = at.session_state["draft"]["stepper"].trace
+    live = at.session_state["draft_state"]["stepper"].trace
     for name, content, reason in bad_files(saved):
         at.file_uploader(key="draft_upload").set_value((name, content, "application/json")).run()
         assert not at.exception
         assert [e.value for e in at.error] == [f"Could not load {name}: {appkit.plain(reason)}"]
-        assert at.session_state["draft"]["stepper"].trace is live and not at.session_state["draft"]["stepper"].replay
+        assert at.session_state["draft_state"]["stepper"].trace is live and not at.session_state["draft_state"]["stepper"].replay
 
 
 def test_a_file_name_of_markup_is_shown_as_text(saved):

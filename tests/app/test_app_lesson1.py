@@ -116,7 +116,7 @@ def test_the_round_log_shows_each_rounds_emitted_text_whole():
     for _ in range(3):
         press(at, "Next round")
     assert not at.dataframe
-    rounds = at.session_state["draft"]["stepper"].trace.rounds
+    rounds = at.session_state["draft_state"]["stepper"].trace.rounds
     assert list(at.table[0].value["emitted"]) == [md_token("".join(e["text"] for e in r.emitted), spaces=False)
                                                   for r in rounds[:2]]
 
@@ -206,12 +206,12 @@ def test_a_saved_trace_replays_without_a_model_and_a_bad_file_is_refused():
     at = lesson()
     press(at, "Next round")
     press(at, "Next round")
-    saved = at.session_state["draft"]["stepper"].trace.to_json().encode()
+    saved = at.session_state["draft_state"]["stepper"].trace.to_json().encode()
     at.file_uploader(key="draft_upload").set_value(("broken.json", b"{not json", "application/json")).run()
     assert "Could not load broken.json: not a specviz trace" in " ".join(e.value for e in at.error)
     at.file_uploader(key="draft_upload").set_value(("good.json", saved, "application/json")).run()
     assert not at.error
-    assert at.session_state["draft"]["stepper"].gen is None
+    assert at.session_state["draft_state"]["stepper"].gen is None
     press(at, "Next round")
     press(at, "Next round")
     assert "replaying a saved trace" in html(at) and "<b>round 2</b>" in html(at)

@@ -3,10 +3,13 @@
 import ast
 import urllib.parse
 
+import pytest
+
 from streamlit.testing.v1 import AppTest
 
 import appkit
-from specviz.hosting.app_state import LINKED
+from appkit import course
+from appkit.course import by_id
 from specviz.lessons.presets import PRESETS
 from specviz.viz.export import qr_image
 from tests.paths import ROOT
@@ -68,7 +71,7 @@ def test_the_linked_bounds_are_the_widgets_own():
     at = open_page("course_pages/cost_per_token.py", base="12.5", round="20", tokens="3", k="2")
     assert (at.number_input(key="keep_cost_base").value, at.number_input(key="keep_cost_round").value,
             at.number_input(key="keep_cost_tokens").value, at.slider(key="keep_cost_k").value) == (12.5, 20.0, 3, 2)
-    for name, field in LINKED["cost"].items():
+    for name, field in by_id("cost").settings.items():
         if field.lo is not None:
             widget = next(w for w in [*at.number_input, *at.slider] if w.key == f"keep_cost_{name}")
             assert (widget.min, widget.max) == (field.lo, field.hi), name
@@ -148,3 +151,28 @@ def test_the_hosts_public_url_is_the_class_links_address(tmp_path, monkeypatch):
 def test_without_presenter_mode_there_is_no_qr_code():
     at = open_page("course_pages/biased_admission.py")
     assert not at.code and not any("data:image/svg+xml" in h.value for h in at.get("html"))
+
+
+# Links as a lecturer saved them, written out as text: a renamed page file, id, setting or key fails here
+# however the course record changes (the other tests here derive their links from that record).
+SAVED = [
+    ("biased_admission?p=0.85&q=0.7&n=1000&seed=3",
+     {"keep_admission_p": 0.85, "keep_admission_q": 0.7, "keep_admission_n": 1000, "keep_admission_seed": 3}),
+    ("cost_per_token?base=11.1&round=20.5&tokens=3",
+     {"keep_cost_base": 11.1, "keep_cost_round": 20.5, "keep_cost_tokens": 3}),
+    ("sampling_lossless?temp=0.5&other=1&n=100&seed=7",
+     {"keep_sampling_temp": 0.5, "keep_sampling_other": True, "keep_sampling_n": 100, "keep_sampling_seed": 7}),
+    ("dloop?S=2&k=3&g=-4.5&sweep=-2,-6",
+     {"keep_dloop_S": 2, "keep_dloop_k": 3, "keep_dloop_g": -4.5, "keep_dloop_sweep": [-2.0, -6.0]}),
+    ("draft_and_verify?prompt=Once+upon+a+time&drafter=ar&verifier=sampling&k=6&temperature=0.7&seed=3&max_new=20",
+     {"keep_draft_prompt": "Once upon a time", "keep_draft_verifier": "sampling", "keep_draft_k": 6,
+      "keep_draft_temperature": 0.7, "keep_draft_seed": 3, "keep_draft_max_new": 20}),
+]
+
+
+@pytest.mark.parametrize("link, expected", SAVED, ids=[s[0].split("?")[0] for s in SAVED])
+def test_a_link_saved_before_opens_the_same_screen(link, expected):
+    path, query = link.split("?")
+    at = open_page(course.page_of(path).file, **dict(urllib.parse.parse_qsl(query)))
+    assert {k: at.session_state[k] for k in expected} == expected
+    assert not at.warning, [w.value for w in at.warning]

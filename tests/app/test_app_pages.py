@@ -165,7 +165,7 @@ def test_lesson7_measures_live_costs_and_widths():
     labels = [m.label for m in at.metric]
     assert "plain decoding, per token" in labels and "tokens per round" in labels
     assert "committed tokens =" in text(at)
-    assert cost.speedup_sentence(at.session_state["measurement"]["speedup_spread"]) in text(at)
+    assert cost.speedup_sentence(at.session_state["cost_measurement"]["speedup_spread"]) in text(at)
     assert "If drafting and bookkeeping cost nothing" in text(at)
     charts = len(at.get("plotly_chart"))
     button(at, "Time the target").click().run()
@@ -211,7 +211,7 @@ def test_lesson8_names_what_moved_in_a_planted_comparison_and_nothing_inside_the
     """The sentence under the table reads the comparison on screen: plant one where only the round's
     drafting moved and the speedups overlap, and the page must say so, not name the prefix."""
     at = open_page("course_pages/reading_a_speedup.py")
-    both = {"settings": at.session_state["measurement"]["settings"]}
+    both = {"settings": at.session_state["cost_measurement"]["settings"]}
     for name, speedup, draft in (("prose", 1.06, 15.8), ("code", 1.34, 4.7)):
         nine = {"median": 9.0, "low": 8.0, "high": 10.0, "runs": 6}
         both[name] = {"speedup": {"median": speedup, "low": 0.4, "high": 1.9, "runs": 6},
@@ -231,7 +231,7 @@ def test_lesson8_table_shows_the_numbers_its_sentence_cites(short_runs):
     another way (pooled over the runs, 2.29 where the median is 2.30) would have the projector
     contradict itself."""
     at = open_page("course_pages/reading_a_speedup.py")
-    both = {"settings": at.session_state["measurement"]["settings"]}
+    both = {"settings": at.session_state["cost_measurement"]["settings"]}
     for name, per_forward in (("prose", 1.64), ("code", 2.30)):
         nine = {"median": 9.0, "low": 8.9, "high": 9.1, "runs": 6}
         both[name] = {"speedup": {"median": 1.0, "low": 0.9, "high": 1.1, "runs": 6},

@@ -53,11 +53,11 @@ def test_lesson8_says_code_is_ahead_and_what_a_drafter_that_saved_no_round_did(s
     """workloads.explain's "above" side, and the forward metrics' help (cost.forwards_help) from a planted
     measurement whose rounds saved nothing: the help must not say "fewer target rounds"."""
     at = open_page("course_pages/reading_a_speedup.py")
-    planted = copy.copy(at.session_state["measurement"])
+    planted = copy.copy(at.session_state["cost_measurement"])
     plain = planted["plain"]["costs"]
     planted["speculative"] = dict(planted["speculative"], costs=dict(
         planted["speculative"]["costs"], rounds=plain["rounds"], tokens=plain["rounds"], acceptance_length=1.0))
-    at.session_state["measurement"] = planted
+    at.session_state["cost_measurement"] = planted
     both = {"settings": planted["settings"]}
     for name, speedup, per_forward in (("prose", 1.1, 2.2), ("code", 1.9, 3.4)):
         ms = {"median": 9.0, "low": 8.5, "high": 9.5, "runs": 6}
@@ -118,13 +118,13 @@ def test_lesson4_answers_from_a_planted_profile_on_each_side():
     at.slider(key="keep_budget_R").set_value(3).run()
     button(at, "Draft, profile and allocate").click().run()
     assert not at.exception
-    drafted = at.session_state["budget"]
+    drafted = at.session_state["budget_result"]
     conf = [r.drafter_info["confidence"] for r in drafted["rounds"]]
     width = len(drafted["sps"])
     flat = [100.0] * width
     cliff = [100.0 if b <= 5 else 100.0 / b ** 3 for b in range(1, width + 1)]
     for sps, word in ((flat, "the same"), (cliff, None)):
-        at.session_state["budget"] = dict(drafted, sps=sps, raw=sps)
+        at.session_state["budget_result"] = dict(drafted, sps=sps, raw=sps)
         at.run()
         assert not at.exception
         load = budget.by_load(conf, sps)
@@ -150,7 +150,7 @@ def test_lesson7_says_the_side_every_planted_run_fell_on_and_why_a_cheaper_round
     cheap = {"rounds": n, "verify_ms": 9.0 * n + 0.1 * positions, "draft_ms": 0.5 * stages, "overhead_ms": 0.1 * n}
     res["speculative"]["runs_costs"] = [cheap, cheap]
     at = open_page()
-    at.session_state["measurement"] = res
+    at.session_state["cost_measurement"] = res
     at.switch_page("course_pages/cost_per_token.py").run()
     predict(at, "cost", "slower")   # the measured verdict waits for the answer
     assert not at.exception, [e.value for e in at.exception]
@@ -161,7 +161,7 @@ def test_lesson7_says_the_side_every_planted_run_fell_on_and_why_a_cheaper_round
     for runs, side in (([1.21, 1.30, 1.42], "faster than plain decoding in every run"),
                        ([0.91, 1.10, 1.33], "within this machine's noise"),
                        ([0.62, 0.71, 0.83], "slower than plain decoding in every run")):
-        at.session_state["measurement"] = dict(res, speedup_spread=spread(runs))
+        at.session_state["cost_measurement"] = dict(res, speedup_spread=spread(runs))
         at.run()
         assert not at.exception
         said = cost.speedup_sentence(spread(runs))
@@ -247,9 +247,9 @@ def test_lesson7_and_8_print_a_speedup_that_is_the_division_of_the_times_beside_
     the break-even chart's tokens a round are the table's round in steps. Planted bugs: the median of ratios beside
     the medians of each side (18.79 / 23.26 printed beside 0.76×), a table priced on another run pair."""
     at = predict(open_page("course_pages/cost_per_token.py"), "cost", "slower")
-    live = at.session_state["measurement"]
+    live = at.session_state["cost_measurement"]
     sides = {"plain": rescaled(live["plain"], [1.0, 1.3, 0.8]), "speculative": rescaled(live["speculative"], [1.25, 0.9, 1.0])}
-    at.session_state["measurement"] = {**live, **cost.pair_up(sides)}
+    at.session_state["cost_measurement"] = {**live, **cost.pair_up(sides)}
     at.run()
     assert not at.exception
     shown = {m.label: m.value for m in at.metric}
@@ -262,7 +262,7 @@ def test_lesson7_and_8_print_a_speedup_that_is_the_division_of_the_times_beside_
     assert f"break-even {table.loc['round, in steps', here]} tokens/round" in notes
 
     at8 = open_page("course_pages/reading_a_speedup.py")
-    at8.session_state["measurement"] = at.session_state["measurement"]
+    at8.session_state["cost_measurement"] = at.session_state["cost_measurement"]
     predict(at8, "speedup", "can't tell without measuring")
     result = at8.table[0].value["this app, measured now"]["result"]
     head = result.split(" ms/token")[0]

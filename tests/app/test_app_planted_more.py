@@ -61,7 +61,7 @@ def test_lesson7_states_free_drafting_width_and_layout_gap_from_planted_numbers(
     from tests.app.test_app_pricing import planted_measurement
     at = open_page()
     res = planted_measurement(app_models(at))
-    at.session_state["measurement"] = res
+    at.session_state["cost_measurement"] = res
     at.switch_page("course_pages/cost_per_token.py").run()
     predict(at, "cost", "slower")   # what free drafting would give waits for the answer
     assert not at.exception, [e.value for e in at.exception]
@@ -74,7 +74,7 @@ def test_lesson7_states_free_drafting_width_and_layout_gap_from_planted_numbers(
         planted = dict(res, plain=dict(res["plain"], costs=dict(res["plain"]["costs"], ms_per_token=10.0)),
                        speculative=dict(res["speculative"], costs=dict(
                            res["speculative"]["costs"], verify_ms=verify * tokens_, verify_ms_per_token=verify)))
-        at.session_state["measurement"] = planted
+        at.session_state["cost_measurement"] = planted
         at.run()
         assert not at.exception, [e.value for e in at.exception]
         line = [m.value for m in at.markdown if m.value.startswith("Verification alone costs")]
@@ -262,7 +262,7 @@ def test_lesson8_checklist_says_no_when_the_planted_baseline_s_output_differs(sh
     (identical: yes), then the same measurement with its baseline's trace planted from another prompt's real
     run (NO). Catches a row that says "yes" without comparing the two outputs."""
     at = predict(open_page("course_pages/reading_a_speedup.py"), "speedup", "can't tell without measuring")
-    res = at.session_state["measurement"]
+    res = at.session_state["cost_measurement"]
     assert res["plain"]["trace"].new_ids == res["speculative"]["trace"].new_ids      # the premise: greedy, lossless
     rule = "greedy (temperature 0); output identical to the baseline: "
     assert at.table[0].value["this app, measured now"]["sampling rule"] == rule + "yes"
@@ -270,7 +270,7 @@ def test_lesson8_checklist_says_no_when_the_planted_baseline_s_output_differs(sh
     assert other.new_ids != res["speculative"]["trace"].new_ids                      # the premise: they differ
     planted = copy.copy(res)
     planted["plain"] = dict(res["plain"], trace=other)
-    at.session_state["measurement"] = planted
+    at.session_state["cost_measurement"] = planted
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     ours = at.table[0].value["this app, measured now"]

@@ -33,7 +33,7 @@ def planted_measurement(models) -> dict:
 @pytest.fixture(scope="module")
 def lesson7(models):
     at = open_page()
-    at.session_state["measurement"] = planted_measurement(models)
+    at.session_state["cost_measurement"] = planted_measurement(models)
     at.switch_page("course_pages/cost_per_token.py").run()
     assert not at.exception, [e.value for e in at.exception]
     return at
@@ -58,8 +58,8 @@ def test_lesson7_prices_its_measured_rounds_in_both_regimes_and_labels_both_pric
 
 def test_lesson7_answers_why_the_laptops_speedup_is_smaller_from_the_planted_numbers(lesson7):
     at = lesson7
-    expected = pricing.why_smaller(cost.regimes(at.session_state["measurement"], pricing.LARGE_GPU))
-    asked = pricing.why_question(cost.regimes(at.session_state["measurement"], pricing.LARGE_GPU))
+    expected = pricing.why_smaller(cost.regimes(at.session_state["cost_measurement"], pricing.LARGE_GPU))
+    asked = pricing.why_question(cost.regimes(at.session_state["cost_measurement"], pricing.LARGE_GPU))
     assert asked == "Why is this machine's speedup smaller than the large-target profile's?"   # as the planted runs came out
     assert f"**{asked}** " + expected in [m.value for m in at.markdown]
     assert "The speedup here is smaller because a round costs more steps here, most of all the check" in expected
@@ -69,7 +69,7 @@ def test_lesson7_says_what_free_drafting_would_give_from_the_measurement_on_scre
     """The verdict waits for the worked example's answer, as every other answer does."""
     from tests.app.test_app_pages import predict
     at = predict(lesson7, "cost", "slower")
-    p, s = (at.session_state["measurement"][side]["costs"] for side in ("plain", "speculative"))
+    p, s = (at.session_state["cost_measurement"][side]["costs"] for side in ("plain", "speculative"))
     said = cost.if_drafting_were_free(p["ms_per_token"], s["verify_ms_per_token"])
     assert any(said in m.value for m in at.markdown)
     assert ("faster than plain decoding" in said) == (p["ms_per_token"] > s["verify_ms_per_token"])
@@ -80,7 +80,7 @@ def test_an_edited_large_target_profile_reprices_the_same_rounds_and_says_it_was
     at.number_input(key="keep_gpu_stage_ms").set_value(8.0).run()     # drafting dearer than here
     assert not at.exception
     edited = pricing.profile_with(pricing.LARGE_GPU, stage_ms=8.0)
-    expected = pricing.why_smaller(cost.regimes(at.session_state["measurement"], edited))
+    expected = pricing.why_smaller(cost.regimes(at.session_state["cost_measurement"], edited))
     assert expected in text(at) and "most of all" in expected
     assert any("edited on this page" in c.value for c in at.caption)
     at.number_input(key="keep_gpu_stage_ms").set_value(2.0).run()
@@ -113,7 +113,7 @@ def test_lesson8s_hardware_row_names_the_round_cost_here_and_priced_on_a_large_t
     at = lesson7
     at.switch_page("course_pages/reading_a_speedup.py").run()
     predict(at, "speedup", "can't tell without measuring")
-    said = speedup.steps_compared(cost.regimes(at.session_state["measurement"], pricing.LARGE_GPU))
+    said = speedup.steps_compared(cost.regimes(at.session_state["cost_measurement"], pricing.LARGE_GPU))
     hardware = next(t.value for t in at.table if "this app, measured now" in t.value.columns)["this app, measured now"]
     assert hardware["hardware"].endswith(said)
     assert " one-token steps here (measured) against 1." in said and f"{GPU}, for the same" in said

@@ -1,13 +1,13 @@
 """Stable page ids (appkit.course): a page's session keys and link settings use the id declared
 with it, never its title, so renumbering or renaming a lesson breaks no key and no shared link."""
 import ast
+import dataclasses
 import re
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from appkit import course
-from specviz.hosting.app_state import LINKED
 
 from tests.paths import ROOT
 APP = str(ROOT / "app.py")
@@ -17,7 +17,7 @@ def test_every_page_is_declared_once_with_a_unique_id_and_file():
     ids, files = [p.id for p in course.COURSE], [p.file for p in course.COURSE]
     assert len(set(ids)) == len(ids) and len(set(files)) == len(files)
     assert {p.file for p in course.COURSE} == {f"course_pages/{f.name}" for f in (ROOT / "course_pages").glob("*.py")}
-    assert set(LINKED) | {"draft"} == set(ids)   # link settings by id (lesson 1 links its generation itself)
+    assert [p.id for p in course.COURSE if p.links_itself] == ["draft"]   # lesson 1 links its generation itself
 
 
 # the keys a page reads of another page's: lesson 8 measures what lesson 7 was set to
@@ -39,8 +39,59 @@ def test_a_page_writes_no_session_key_by_hand_and_its_keys_are_its_own(page):
     assert not re.search(r"[\"']l[0-9]+[_\"']", ast.unparse(tree))   # the old title-digit prefixes (l1 … l9)
 
 
+def literal_keys(tree) -> list[str]:
+    """The session keys a page writes as text: a string subscript of S or st.session_state, a string
+    `in` either, a string handed to their get/pop/setdefault, to appkit.default or appkit.at_most, or
+    as a widget's key=."""
+    state = ("S", "st.session_state")
+    found = []
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Subscript) and ast.unparse(n.value) in state:
+            found.append(n.slice)
+        elif isinstance(n, ast.Compare) and any(ast.unparse(c) in state for c in n.comparators):
+            found.append(n.left)
+        elif isinstance(n, ast.Call):
+            f = ast.unparse(n.func)
+            if n.args and (f.rsplit(".", 1)[0] in state and f.rsplit(".", 1)[-1] in ("get", "pop", "setdefault")
+                           or f in ("appkit.default", "appkit.at_most")):
+                found.append(n.args[0])
+            found += [k.value for k in n.keywords if k.arg == "key"]
+    return [ast.unparse(x) for x in found if isinstance(x, (ast.Constant, ast.JoinedStr))]
+
+
+@pytest.mark.parametrize("page", course.COURSE, ids=lambda p: p.id)
+def test_every_session_key_of_a_page_comes_from_its_keys_helper(page):
+    """Kept or not, a page's session keys come from `appkit.keys(<its id>)` (`kept=False` for what it
+    computed and its charts' keys): never typed. Planted bugs it catches: lesson 7's measurement kept
+    under a bare "measurement" (lesson 8 wrote the same key), a chart keyed "dloop_fig" by hand, lesson
+    1 reading appkit's "class_view" as raw text."""
+    assert literal_keys(ast.parse((ROOT / page.file).read_text())) == []
+
+
+def test_the_key_finder_finds_each_way_a_key_is_typed():
+    """The property above can fail: each way a page could type a key is found."""
+    typed = ast.parse('S["a"]; "b" in S; S.get("c"); st.session_state.pop("d"); appkit.default("e", 1); '
+                      'st.button("x", key="f"); st.plotly_chart(fig, key=f"g_{n}"); S[K.k]; S.get(H.sweep)')
+    assert literal_keys(typed) == ["'a'", "'b'", "'c'", "'d'", "'e'", "'f'", "f'g_{n}'"]
+
+
+ENGINE = ("specviz.generator.engine", "specviz.generator.models", "specviz.generator.threads", "torch", "transformers")
+
+
+@pytest.mark.parametrize("page", course.COURSE, ids=lambda p: p.id)
+def test_a_page_only_draws_it_neither_imports_the_engine_nor_takes_its_lock(page):
+    """A page runs the models only through appkit.measure, appkit.remember or appkit.shared, each of which
+    takes the engine lock, calling a function of its lessons module. Planted bugs it catches: a page that
+    builds a Generation itself, or holds `appkit.engine()` around its own loop."""
+    tree = ast.parse((ROOT / page.file).read_text())
+    imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)} | {
+        a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    assert not {m for m in imported if m and m.startswith(ENGINE)}, imported
+    assert "appkit.engine" not in ast.unparse(tree)
+
+
 def test_renumbering_and_renaming_the_lessons_keeps_every_key_and_shared_link(monkeypatch):
-    renamed = [course.Page(p.id, p.file, f"{len(course.LESSONS) - i} · renamed {p.title[::-1]}")
+    renamed = [dataclasses.replace(p, title=f"{len(course.LESSONS) - i} · renamed {p.title[::-1]}")
                for i, p in enumerate(course.LESSONS)]
     monkeypatch.setattr(course, "LESSONS", renamed)
     monkeypatch.setattr(course, "COURSE", [course.HOME, *renamed])

@@ -164,7 +164,7 @@ def settle_together(pages, timeout_s: float = 300):
 def test_eight_sessions_stepping_at_once_each_get_the_text_of_a_lone_run(app, browser, models):
     from urllib.parse import urlencode
 
-    from specviz.hosting.app_state import from_params
+    from appkit.links import from_params
     from specviz.generator.engine import Generation
     s, problems = from_params(SHARED, ["ar"])
     assert not problems

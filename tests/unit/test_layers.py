@@ -15,7 +15,7 @@ from tests.paths import ROOT
 LIBRARY = {"generator": set(), "training": {"generator", "lessons"}, "lessons": {"generator"},
            "hosting": {"generator", "lessons"}, "viz": {"generator", "lessons"}}
 # appkit's modules from the bottom up: each may import only those before it
-APPKIT = ["state", "screen", "course", "engine_code", "runtime", "opening", "waiting", "links", "classroom", "votes", "widgets", "predict", "frame"]
+APPKIT = ["state", "screen", "fields", "course", "engine_code", "runtime", "opening", "waiting", "links", "classroom", "votes", "widgets", "predict", "frame"]
 
 
 def imported(path) -> set[str]:

@@ -47,8 +47,8 @@ def test_a_pages_row_names_its_id_its_modules_and_test_files_that_exist(page):
     `sweep`; a row left out of date when a page imports a new viz module; a test file named that is not there."""
     _, _, page_id, lessons, viz, tests = map_rows()[page.file]
     assert page_id.strip("`") == page.id
-    assert names(lessons) == imported(page.file, "specviz.lessons")
-    assert names(viz) == imported(page.file, "specviz.viz")
+    assert names(lessons) == set(page.lessons) == imported(page.file, "specviz.lessons")   # README, record, page
+    assert names(viz) == set(page.viz) == imported(page.file, "specviz.viz")
     for module in names(lessons):
         assert (ROOT / "specviz" / "lessons" / f"{module}.py").exists(), module
     for module in names(viz):

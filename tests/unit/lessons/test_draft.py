@@ -1,8 +1,6 @@
 """Lesson 1's controller (specviz.lessons.draft.Stepper) on the embedded models: moving forward
 runs the engine only for a round not yet recorded, back and reset never call a model, a saved
 trace replays without one, and the end of a generation or a trace is said, not crashed into."""
-import contextlib
-
 from specviz.generator.settings import Settings
 from specviz.lessons.cursor import Cursor
 from specviz.lessons.draft import AHEAD, ENDED_LIVE, ENDED_REPLAY, Stepper
@@ -10,20 +8,20 @@ from specviz.lessons.draft import AHEAD, ENDED_LIVE, ENDED_REPLAY, Stepper
 PROMPT = "The best way to learn is to"
 
 
-class CountingLock:
-    """A lock stand-in that counts how often the stepper asked for the models."""
+class CountingCalls:
+    """The app's measure (appkit.measure) stand-in: makes the call and counts how often the stepper asked
+    for the models."""
 
     def __init__(self):
         self.entered = 0
 
-    @contextlib.contextmanager
-    def __call__(self):
+    def __call__(self, f, *args):
         self.entered += 1
-        yield
+        return f(*args)
 
 
 def started(models, max_new_tokens=8, lock=None) -> Stepper:
-    s = Stepper(lock=lock or contextlib.nullcontext)
+    s = Stepper(measure=lock) if lock else Stepper()
     assert s.start(models, PROMPT, Settings.greedy("ar", max_new_tokens, k=3))
     return s
 
@@ -35,7 +33,7 @@ def test_start_prefills_without_running_a_round(models):
 
 
 def test_forward_runs_one_round_then_reveals_it_phase_by_phase(models):
-    lock = CountingLock()
+    lock = CountingCalls()
     s = started(models, lock=lock)
     after_start = lock.entered
     assert s.move("forward") is None and s.cursor == Cursor(1, "draft") and len(s.trace.rounds) == 1
@@ -45,7 +43,7 @@ def test_forward_runs_one_round_then_reveals_it_phase_by_phase(models):
 
 
 def test_back_and_reset_never_call_a_model(models):
-    lock = CountingLock()
+    lock = CountingCalls()
     s = started(models, lock=lock)
     s.move("round"), s.move("round")
     calls = lock.entered
@@ -79,7 +77,7 @@ def test_the_end_of_a_live_generation_is_said_and_stops_play(models):
 def test_a_saved_trace_replays_without_a_model_and_ends_as_a_replay(models):
     live = started(models)
     live.move("round"), live.move("round")
-    s = Stepper(lock=None)   # any model call would fail: None is not a lock
+    s = Stepper(measure=None)   # any model call would fail: None is not callable
     assert s.load(live.trace.to_json(), "saved.json")
     assert s.replay and s.gen is None and s.cursor == Cursor()
     assert [s.move("round") for _ in range(3)] == [None, None, ENDED_REPLAY]

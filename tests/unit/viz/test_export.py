@@ -1,4 +1,4 @@
-"""Slides export (specviz.viz.export) and the link record (specviz.hosting.app_state's LINKED)."""
+"""Slides export (specviz.viz.export) and the link record (each page's linked settings, appkit.course)."""
 import xml.etree.ElementTree as ET
 from html import unescape
 
@@ -6,7 +6,9 @@ import segno
 
 from specviz.generator.engine import Generation
 from specviz.generator.settings import Settings
-from specviz.hosting.app_state import LINKED, cursor_params, read_cursor, read_link, write
+from appkit.course import by_id
+from appkit.fields import read_link, write
+from appkit.links import cursor_params, read_cursor
 from specviz.lessons.presets import PRESETS
 from specviz.lessons.cursor import Cursor
 from specviz.viz import cache, export, histories, tokens
@@ -93,20 +95,20 @@ def test_a_plotly_chart_downloads_as_a_named_svg():
 
 def test_link_values_are_read_by_type_and_bounds_and_a_bad_one_is_named():
     values, errors = read_link({"temp": "0.5", "n": "1000", "other": "1", "drafter": "ar", "prompt": "nope",
-                                "seed": "-1", "source": "x" * 201}, LINKED["sampling"], {"drafters": ["ar", "dflash"]})
+                                "seed": "-1", "source": "x" * 201}, by_id("sampling").settings, {"drafters": ["ar", "dflash"]})
     assert values == {"temp": 0.5, "n": 1000, "other": True, "drafter": "ar"}
     assert errors == ["source must be 1 to 200 characters of text",
                       "prompt must be one of " + ", ".join(PRESETS) + ", got 'nope'",
                       "seed must be between 0 and 1000000, got -1"]
-    assert read_link({"n": "999"}, LINKED["sampling"], {}) == ({}, ["n must be one of 10, 100, 1000, 10000, 50000, got 999"])
-    assert read_link({"sweep": "-4,-8"}, LINKED["dloop"], {}) == ({"sweep": [-4.0, -8.0]}, [])
-    assert read_link({"sweep": "-4,3"}, LINKED["dloop"], {}) == ({}, ["sweep must be between -20.0 and 0.0, got 3"])
-    assert read_link({"drafter": "ar"}, LINKED["cost"], {"drafters": []})[1] == ["drafter must be one of , got 'ar'"]
+    assert read_link({"n": "999"}, by_id("sampling").settings, {}) == ({}, ["n must be one of 10, 100, 1000, 10000, 50000, got 999"])
+    assert read_link({"sweep": "-4,-8"}, by_id("dloop").settings, {}) == ({"sweep": [-4.0, -8.0]}, [])
+    assert read_link({"sweep": "-4,3"}, by_id("dloop").settings, {}) == ({}, ["sweep must be between -20.0 and 0.0, got 3"])
+    assert read_link({"drafter": "ar"}, by_id("cost").settings, {"drafters": []})[1] == ["drafter must be one of , got 'ar'"]
 
 
 def test_what_a_link_writes_it_reads_back():
-    fields = LINKED["dloop"]
-    values = {"S": 3, "k": 4, "g": -8.5, "sweep": [-4.0, -16.0], "prompt": LINKED["dloop"]["prompt"].options[1]}
+    fields = by_id("dloop").settings
+    values = {"S": 3, "k": 4, "g": -8.5, "sweep": [-4.0, -16.0], "prompt": by_id("dloop").settings["prompt"].options[1]}
     assert read_link({n: write(v) for n, v in values.items()}, fields, {}) == (values, [])
     assert write(0.1 * 3) == "0.3" and write(False) == "0"
 

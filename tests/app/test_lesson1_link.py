@@ -1,5 +1,6 @@
 """Lesson settings from a shared link: valid values restore, bad ones fall back with a message."""
-from specviz.hosting.app_state import LessonSettings, from_params, most_k, to_params
+from appkit.course import most_k
+from appkit.links import LessonSettings, from_params, to_params
 from specviz.hosting.config import Limits
 from specviz.lessons.cursor import Cursor
 
@@ -43,7 +44,7 @@ def test_the_cursor_reveals_each_round_in_three_phases():
 
 
 def test_a_link_accepts_k_exactly_as_far_as_each_pages_slider_goes():
-    """One bound per page (app_state.most_k), read by the slider and by the link. Planted bug it catches:
+    """One bound per page (appkit.course.most_k), read by the slider and by the link. Planted bug it catches:
     lesson 1's slider stopping at 12 while its link took 16, so a shared link with k = 14 opened on 12."""
     assert from_params({"k": "12"}, DRAFTERS)[0].k == 12
     s, errors = from_params({"k": "14"}, DRAFTERS)
