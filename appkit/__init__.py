@@ -19,7 +19,7 @@ A page imports `appkit` and calls what it needs from this list; the names below 
 What it leaves out: lesson logic (specviz.lessons), drawing (specviz.viz), the engine (specviz.generator).
 """
 from appkit.classroom import not_measured_here, run_here, share, shared, show_class
-from appkit.course import CHECKS_AHEAD, DRAFT_VERIFY, HOME, LESSONS, bounds, current_page
+from appkit.course import CHECKS_AHEAD, DRAFT_VERIFY, HOME, LESSONS, bounds, current_page, page_of_file
 from appkit.engine_code import wait_for_engine_code
 from appkit.frame import apology, css, frame, header, next_lesson
 from appkit.links import LessonSettings, cursor_params, from_params, read_cursor, set_link, to_params
@@ -33,7 +33,7 @@ from appkit.widgets import (GPU_EDIT, VERIFIER_LABELS, block_slider, drafter_lab
                             result_caption, rounds_and_seed, run_row)
 from specviz.viz.export import chart_config   # the pages' main charts
 
-__all__ = ["CHECKS_AHEAD", "class_view", "leading", "share_trace", "DRAFT_VERIFY", "GPU_EDIT", "HOME", "KEEP", "LESSONS", "apology", "at_most", "block_slider", "bounds", "LessonSettings", "cursor_params", "from_params", "read_cursor", "to_params", "VERIFIER_LABELS",
+__all__ = ["CHECKS_AHEAD", "class_view", "leading", "share_trace", "DRAFT_VERIFY", "GPU_EDIT", "HOME", "KEEP", "LESSONS", "apology", "at_most", "block_slider", "bounds", "page_of_file", "LessonSettings", "cursor_params", "from_params", "read_cursor", "to_params", "VERIFIER_LABELS",
            "chart_config", "check", "class_result", "css", "current_page", "default", "drafter_label", "engine",
            "following", "forget_predictions", "fragment_run", "frame", "gpu_profile", "header", "hold", "html", "keep_press",
            "keys", "limits", "loading_note", "mark_seen", "measure", "models", "models_error", "new_tokens", "next_lesson", "not_measured_here", "plain", "predict",

@@ -117,7 +117,7 @@ def show_class(url_path: str):
         return
     params = {k: v for k, v in st.query_params.to_dict().items() if k not in OWN}
     view = {"page": url_path, "params": params,
-            "trace": st.session_state.get(CLASS_TRACE) if url_path == "draft_and_verify" else None,
+            "trace": st.session_state.get(CLASS_TRACE) if page_of(url_path).links_itself else None,
             "shared": shared_on(url_path)}
     if view != lead["shown"]:
         try:

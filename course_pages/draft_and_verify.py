@@ -17,6 +17,7 @@ from specviz.lessons.draft import Stepper, prompt_read, prompt_texts
 from specviz.viz import cache, export, histories, stages, tokens
 
 S = st.session_state
+HERE = appkit.page_of_file(__file__).url_path   # the class's view and its shared link name it
 K = appkit.keys("draft")   # this page's session keys
 H = appkit.keys("draft", kept=False)   # what it computed, and its elements' keys
 SETTINGS = {f.name: K[f.name] for f in fields(appkit.LessonSettings)}   # the generation's settings: field -> key
@@ -166,7 +167,7 @@ def panel():
         for n in trace.notices:
             st.info(n)
         if live_link():
-            appkit.share(live_link() | appkit.cursor_params(cur), "draft_and_verify")
+            appkit.share(live_link() | appkit.cursor_params(cur), HERE)
         return
     r = trace.rounds[cur.shown - 1]
     appkit.html(f'{tokens.phase_badges(cur.phase)} <b>round {r.index + 1}</b> · {source} · '
@@ -223,7 +224,7 @@ def panel():
                        mime="application/json", on_click="ignore")
     slides(r, cur.phase, verifier, before)
     if live_link():
-        appkit.share(live_link() | appkit.cursor_params(cur), "draft_and_verify")
+        appkit.share(live_link() | appkit.cursor_params(cur), HERE)
 
 
 def slides(r, phase: str, verifier: str, before: list[str]):
@@ -247,7 +248,7 @@ def panel_for_the_class():
     panel()
     if appkit.leading() and stepper.trace is not None:
         appkit.share_trace(stepper.trace.to_json())
-        appkit.show_class("draft_and_verify")
+        appkit.show_class(HERE)
     if appkit.fragment_run():   # a step or a vote redrew the panel alone: number the screen (see appkit.mark_seen)
         appkit.mark_seen()
 

@@ -8,14 +8,13 @@ the models load must say it waits and then run (a press that waited inside its o
 minutes). Lesson 1's **Next phase** is pressed as soon as it is drawn.
 
 Planted bugs it catches: the engine's code imported beside a page's own import of it, and the race
-run from the button's one-run value (appkit.engine_code, appkit.waiting). Several runs, each on its
-own fresh server; the seconds are printed for docs/benchmarks.md, never asserted. The home page's
-screen while the race waits is saved as artifacts/first-minute-queued-<run>.png, after it as
-artifacts/first-minute-raced-<run>.png.
+run from the button's one-run value (appkit.engine_code, appkit.waiting). One run on its own fresh
+server (a second cost the suite 51 s and caught nothing the first did not); the seconds are printed
+for docs/benchmarks.md, never asserted. The home page's
+screen while the race waits is saved as artifacts/first-minute-queued.png, after it as
+artifacts/first-minute-raced.png.
 """
 import time
-
-import pytest
 
 from tests.browser.chromium import ARTIFACTS, base_path_probe, streamlit_server, sync_api
 
@@ -38,8 +37,7 @@ def no_error_box(page, name):
     assert page.get_by_text("Sorry, this page hit an error").count() == 0, name
 
 
-@pytest.mark.parametrize("run", range(2))
-def test_pages_opened_and_pressed_in_a_fresh_servers_first_seconds(browser, run):
+def test_pages_opened_and_pressed_in_a_fresh_servers_first_seconds(browser):
     errors = []
     started = time.monotonic()
     with streamlit_server() as url:
@@ -56,7 +54,7 @@ def test_pages_opened_and_pressed_in_a_fresh_servers_first_seconds(browser, run)
         if loading:   # pressed while the models load: the page says the race waits for them
             expect(home.get_by_text("the race you started is queued")).to_be_visible()
             ARTIFACTS.mkdir(exist_ok=True)
-            home.screenshot(path=str(ARTIFACTS / f"first-minute-queued-{run}.png"))
+            home.screenshot(path=str(ARTIFACTS / "first-minute-queued.png"))
         for page, title in ((lesson1, "Draft and verify"), (lesson7, "Cost per token")):
             expect(page.locator("h1").first).to_contain_text(title)
             no_error_box(page, title)
@@ -68,10 +66,10 @@ def test_pages_opened_and_pressed_in_a_fresh_servers_first_seconds(browser, run)
         expect(home.get_by_text("Same text:")).to_be_visible()
         raced = time.monotonic() - started
         expect(home.get_by_text("the race you started is queued")).to_have_count(0)
-        home.screenshot(path=str(ARTIFACTS / f"first-minute-raced-{run}.png"))
+        home.screenshot(path=str(ARTIFACTS / "first-minute-raced.png"))
         for page, name in ((home, "home"), (lesson1, "lesson 1"), (lesson7, "lesson 7")):
             no_error_box(page, name)
             page.close()
         assert not errors, errors
-        print(f"\nfirst minute, run {run}: race pressed {pressed:.1f} s after `streamlit run` (models still loading: "
+        print(f"\nfirst minute: race pressed {pressed:.1f} s after `streamlit run` (models still loading: "
               f"{loading}); lesson 1 stepped at {stepped:.1f} s; race shown at {raced:.1f} s")
