@@ -102,7 +102,7 @@ class Trace:
         ValueError: settings is missing
         """
         try:
-            return _TRACE.validate_json(text, strict=True, context={"max_new_tokens": max_new_tokens})
+            return _TRACE.validate_json(_saved_k(text), strict=True, context={"max_new_tokens": max_new_tokens})
         except ValidationError as e:
             raise ValueError(refusal(e)) from None
         except RecursionError:   # pydantic's parser stops deep nesting itself; this is a second guard
@@ -110,3 +110,23 @@ class Trace:
 
 
 _TRACE = TypeAdapter(Trace)
+
+
+def _saved_k(text: str | bytes) -> str | bytes:
+    """A trace saved before the block size took the sources' name k holds it as settings.block_size:
+    renamed, so that it replays with the k it ran at (unknown settings are otherwise dropped).
+
+    >>> _saved_k('{"settings": {"block_size": 6}}')
+    '{"settings": {"k": 6}}'
+    """
+    if "block_size" not in (text.decode(errors="replace") if isinstance(text, bytes) else text):
+        return text
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):
+        return text   # refused, with its reason, by the validation that follows
+    settings = data.get("settings") if isinstance(data, dict) else None
+    if not isinstance(settings, dict) or "block_size" not in settings or "k" in settings:
+        return text
+    settings["k"] = settings.pop("block_size")
+    return json.dumps(data)

@@ -301,3 +301,11 @@ def test_a_mutated_trace_loads_and_draws_every_phase_or_is_refused_with_a_messag
         return
     render_every_phase(trace)
 
+
+
+def test_a_trace_saved_when_k_was_named_block_size_replays_with_its_own_k(recorded):
+    """A trace saved before the block size took the sources' name k holds settings.block_size. Planted
+    bug it catches: the old name dropped as an unknown setting, so a k = 3 trace replays as k = 4."""
+    old = edited(recorded["match-lookup"], lambda d: d["settings"].__setitem__("block_size", d["settings"].pop("k")))
+    back = Trace.from_json(json.dumps(old))
+    assert back.settings.k == 3 and back.new_ids == Trace.from_json(json.dumps(recorded["match-lookup"])).new_ids
