@@ -1,8 +1,8 @@
 """The course: its pages in order, each with a stable id, and the navigation between them.
 
 Each page is declared once here: an id that its session keys (`keep_<id>_<name>`), its
-predictions, its shared results and its link use, its title, its linked settings with their bounds,
-and the lessons and viz modules it uses. The
+predictions, its shared results and its link use, its title, its linked settings with their bounds
+and first values, and the lessons and viz modules it uses. The
 id is never read off the title, so renumbering or renaming a lesson changes no key and breaks no
 shared link. A page's url path is its file's stem, as Streamlit derives it: links and QR codes made
 before keep opening the same page, so a page file keeps its name.
@@ -10,7 +10,8 @@ before keep opening the same page, so a page file keeps its name.
 What it leaves out: what each page draws (course_pages/), the frame around them (appkit.frame).
 """
 import urllib.parse
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from importlib import import_module
 from pathlib import Path
 
 import streamlit as st
@@ -28,9 +29,9 @@ DRAFT_VERIFY = f"*{glossary.DRAFT_VERIFY}*"
 class Page:
     """A page of the course, declared once: what its keys, links and class use, where its code is.
 
-    `settings` are its linked settings by name, each with its bounds (appkit.fields.Field): its link
-    is read against them, and its widgets take their bounds from them (`bounds`), so a bound is written
-    once. `lessons` and `viz` name the specviz.lessons and specviz.viz modules it computes and draws
+    `settings` are its linked settings by name, each with its bounds and first value
+    (appkit.fields.Field): its link is read against them, its widgets take their bounds from them
+    (`bounds`) and their first values (appkit.widgets.defaults), so each is written once. `lessons` and `viz` name the specviz.lessons and specviz.viz modules it computes and draws
     with (the README's lesson map; tests/unit/test_readme_map.py checks both against its imports).
     """
     id: str      # stable: keys and links use it
@@ -47,40 +48,63 @@ class Page:
         return Path(self.file).stem
 
 
-K8, TEMP = Field(int, 1, 8), Field(float, 0.1, 2.0)
+def held_by(module: str, get):
+    """A default that a lessons module holds (a source's number, a measured opening), read from it when
+    a page first asks: importing it here would bring the engine into the first page's imports."""
+    return lambda: get(import_module(f"specviz.lessons.{module}"))
+
+
+def starting(f: Field, value) -> Field:
+    """`f` with the page's first value."""
+    return replace(f, default=value)
+
+
+K8, TEMP, FIRST_PRESET = Field(int, 1, 8), Field(float, 0.1, 2.0), starting(PRESET, PRESETS[0])
 HOME = Page("home", "course_pages/home.py", "Home: draft, then verify", engine=False,   # its race imports it when it runs
-            settings={"prompt": TEXT, "drafter": DRAFTER, "k": K8},
+            settings={"prompt": starting(TEXT, PRESETS[0]), "drafter": DRAFTER, "k": K8},   # drafter, k: measured
             lessons=("home", "readable", "presets"), viz=("race",))
 LESSONS = [
     Page("draft", "course_pages/draft_and_verify.py", "1 · Draft and verify", links_itself=True,
-         settings={"prompt": TEXT, "drafter": DRAFTER, "verifier": Field(str, options=VERIFIERS), "k": Field(int, 1, 12),
-                   "temperature": Field(float, 0.05, 2.0), "seed": Field(int, 0, 2**31 - 1), "max_new": Field(int, 1, 2000)},
+         settings={"prompt": starting(TEXT, PRESETS[0]), "drafter": starting(DRAFTER, "ar"),
+                   "verifier": Field(str, options=VERIFIERS, default="greedy"), "k": Field(int, 1, 12, default=4),
+                   "temperature": Field(float, 0.05, 2.0, default=1.0), "seed": Field(int, 0, 2**31 - 1, default=0),
+                   "max_new": Field(int, 1, 2000, default=32)},
          lessons=("draft", "cursor", "presets"), viz=("tokens", "histories", "cache", "stages", "export")),
     Page("sampling", "course_pages/sampling_lossless.py", "2 · Sampling stays lossless",
-         settings={"source": LABEL, "prompt": PRESET, "drafter": DRAFTER, "temp": TEMP, "other": Field(bool),
-                   "n": Field(int, 10, 50000, options=(10, 100, 1000, 10000, 50000)), "seed": SEED, "gen_seed": SEED},
+         settings={"source": LABEL, "prompt": FIRST_PRESET, "drafter": DRAFTER,
+                   "temp": starting(TEMP, held_by("sampling", lambda m: m.READABLE.temperature)),
+                   "other": Field(bool, default=False),
+                   "n": Field(int, 10, 50000, options=(10, 100, 1000, 10000, 50000), default=1000),
+                   "seed": starting(SEED, 0), "gen_seed": starting(SEED, 1)},
          lessons=("sampling", "presets"), viz=("distributions", "charts")),
     Page("parallel", "course_pages/parallel_drafting.py", "3 · Parallel drafting",
          lessons=("parallel", "presets"), viz=("parallel",)),
     Page("budget", "course_pages/verification_budget.py", "4 · Verification budget",
-         settings={"R": Field(int, 1, len(PRESETS)), "k": Field(int, 1, 6)},
+         settings={"R": Field(int, 1, len(PRESETS), default=4), "k": Field(int, 1, 6, default=4)},
          lessons=("budget", "admission", "presets"), viz=("admission", "stages", "charts")),
     Page("admission", "course_pages/biased_admission.py", "5 · Biased admission", engine=False,
-         settings={"p": Field(float, 0.0, 1.0), "q": Field(float, 0.05, 1.0),
-                   "n": Field(int, 100, 20000, options=(100, 500, 1000, 5000, 20000)), "seed": SEED},
+         settings={"p": Field(float, 0.0, 1.0, default=held_by("admission", lambda m: m.APPENDIX_A["p"][0])),
+                   "q": Field(float, 0.05, 1.0, default=held_by("admission", lambda m: m.APPENDIX_A["q"][0])),
+                   "n": Field(int, 100, 20000, options=(100, 500, 1000, 5000, 20000), default=5000),
+                   "seed": starting(SEED, 0)},
          lessons=("admission",), viz=("admission", "charts")),
-    Page("dloop", "course_pages/dloop.py", "6 · DLoop: more stages, one check",
-         settings={"S": Field(int, 1, 6), "k": K8, "prompt": PRESET, "g": Field(float, -20.0, 0.0), "drafter": DRAFTER,
-                   "sweep": Field(list, -20.0, 0.0)},
+    Page("dloop", "course_pages/dloop.py", "6 · DLoop: more stages, one check",   # where a second stage adds tokens
+         settings={"S": Field(int, 1, 6, default=3), "k": starting(K8, held_by("dloop", lambda m: m.OPENING["k"])),
+                   "prompt": starting(PRESET, held_by("dloop", lambda m: m.OPENING["prompt"])),
+                   "g": Field(float, -20.0, 0.0, default=held_by("dloop", lambda m: m.OPENING["g"])), "drafter": DRAFTER,
+                   "sweep": Field(list, -20.0, 0.0, default=held_by("dloop", lambda m: m.OPENING["sweep"]))},
          lessons=("dloop", "pricing", "presets"), viz=("stages", "tokens")),
-    Page("cost", "course_pages/cost_per_token.py", "7 · Cost per token",
-         settings={"base": Field(float, 0.1, 1000.0), "round": Field(float, 0.1, 5000.0), "tokens": Field(int, 1, 64),
-                   "prompt": PRESET, "drafter": DRAFTER, "k": Field(int, 1, 12)},
+    Page("cost", "course_pages/cost_per_token.py", "7 · Cost per token",   # the source's worked example first
+         settings={"base": Field(float, 0.1, 1000.0, default=held_by("cost", lambda m: m.Calculator().baseline_ms)),
+                   "round": Field(float, 0.1, 5000.0, default=held_by("cost", lambda m: m.Calculator().round_ms)),
+                   "tokens": Field(int, 1, 64, default=held_by("cost", lambda m: m.Calculator().tokens)),
+                   "prompt": FIRST_PRESET, "drafter": DRAFTER, "k": Field(int, 1, 12, default=4)},
          lessons=("cost", "pricing", "presets"), viz=("costs", "regimes")),
     Page("speedup", "course_pages/reading_a_speedup.py", "8 · Reading a speedup",
          lessons=("speedup", "cost", "workloads", "presets")),
     Page("inside", "course_pages/inside_a_round.py", "9 · Inside a round",
-         settings={"prompt": PRESET, "drafter": DRAFTER, "k": K8, "temp": TEMP, "topk": Field(int, 0, 50)},
+         settings={"prompt": FIRST_PRESET, "drafter": DRAFTER, "k": starting(K8, 4), "temp": starting(TEMP, 0.6),
+                   "topk": Field(int, 0, 50, default=10)},
          lessons=("inside", "markup", "presets"), viz=("inside", "stages", "charts")),
     Page("glossary", "course_pages/glossary.py", "Glossary", engine=False, lessons=("glossary",)),
 ]

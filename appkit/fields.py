@@ -35,6 +35,7 @@ class Field:
 
     `lo`/`hi` bound a number (each number of a list; the length of a text), `options` lists the
     allowed values, and `among` names a list known only at run time (the model set's drafters).
+    `default` is what the page opens on.
     A choice the page lists itself (a radio's labels) is read as text: its widget falls back to its
     first option when the text is none of them.
     """
@@ -43,6 +44,15 @@ class Field:
     hi: float | None = None
     options: tuple = ()
     among: str = ""
+    default: object = None   # the page's first value; a function of no arguments for one a lessons module holds
+
+    def first(self):
+        """The setting's first value (None: the page gives it, from what only the run knows).
+
+        >>> Field(int, 1, 6, default=3).first(), Field(float, default=lambda: 0.5).first()
+        (3, 0.5)
+        """
+        return self.default() if callable(self.default) else self.default
 
     def read(self, name: str, raw: str, choices: dict):
         """The value `raw` stands for, or ValueError with a sentence saying what is allowed.

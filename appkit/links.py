@@ -23,7 +23,6 @@ from specviz.generator.sampling import SamplingSettings
 from specviz.generator.settings import Settings
 from specviz.hosting.config import Limits
 from specviz.lessons.cursor import PHASE_ORDER, Cursor
-from specviz.lessons.presets import PRESETS
 
 LINK_READ = "link_read"   # the ids of the pages whose link this session has read
 
@@ -112,15 +111,19 @@ def share_link(params: dict, url_path: str) -> str | None:
 
 
 # --- lesson 1's generation, round and phase in its link ------------------------------------------
+_FIRST = {name: f.first() for name, f in by_id("draft").settings.items()}   # lesson 1's record: all plain values
+
+
 @dataclass(frozen=True)
 class LessonSettings:
-    prompt: str = PRESETS[0]
-    drafter: str = "ar"
-    verifier: str = "greedy"
-    k: int = 4                  # proposals per round
-    temperature: float = 1.0
-    seed: int = 0
-    max_new: int = 32
+    """Lesson 1's generation settings, its course record's first values by default."""
+    prompt: str = _FIRST["prompt"]
+    drafter: str = _FIRST["drafter"]
+    verifier: str = _FIRST["verifier"]
+    k: int = _FIRST["k"]                 # proposals per round
+    temperature: float = _FIRST["temperature"]
+    seed: int = _FIRST["seed"]
+    max_new: int = _FIRST["max_new"]
 
     def engine_settings(self) -> Settings:
         """The engine's Settings; greedy verification decodes at temperature 0."""

@@ -35,24 +35,29 @@ def block_slider(where, label: str, page: str) -> int:
     return where.slider(label, 1, top, key=name)
 
 
+def defaults(page: str):
+    """Give each of a page's settings its course record's first value (appkit.course), once: a
+    setting whose first value only the run knows (the set's drafters) the page gives itself."""
+    for name, f in by_id(page).settings.items():
+        if key(page, name) not in st.session_state and (value := f.first()) is not None:
+            st.session_state[key(page, name)] = value
+
+
 def run_row(page: str, prompts: list[str], drafters: list[str], drafter_box: str, k_label: str) -> int:
-    """One row of a live lesson's settings: prompt, drafter and k, kept under keep_<page>_*;
-    returns k."""
+    """One row of a live lesson's settings: prompt, drafter and k, kept under keep_<page>_* (the
+    page has given its record's first values, `defaults`); returns k."""
     c1, c2, c3 = st.columns([2, 2, 1])
-    default(key(page, "prompt"), prompts[0])
     default(key(page, "drafter"), drafters[0])
-    default(key(page, "k"), 4)
     c1.selectbox("Prompt", prompts, key=key(page, "prompt"), format_func=prompt_label)
     c2.selectbox(drafter_box, drafters, key=key(page, "drafter"), format_func=drafter_label)
     return block_slider(c3, k_label, page)
 
 
-def rounds_and_seed(page: str, start: int) -> tuple[int, int]:
+def rounds_and_seed(page: str) -> tuple[int, int]:
     """One row of a simulation's settings: how many rounds to draw (the choices its course record
-    allows) and the random seed, kept under keep_<page>_n and keep_<page>_seed; returns (rounds, seed)."""
+    allows) and the random seed, kept under keep_<page>_n and keep_<page>_seed (their first values
+    given by `defaults`); returns (rounds, seed)."""
     c1, c2 = st.columns(2)
-    default(key(page, "n"), start)
-    default(key(page, "seed"), 0)
     n = c1.select_slider("rounds", by_id(page).settings["n"].options, key=key(page, "n"))
     return n, c2.number_input("random seed", *bounds(page, "seed"), step=1, key=key(page, "seed"))
 

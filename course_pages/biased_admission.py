@@ -6,8 +6,8 @@ from specviz.lessons import admission
 from specviz.viz import admission as figs
 from specviz.viz.charts import num
 
-S = st.session_state
 K = appkit.keys("admission")   # this page's session keys
+appkit.defaults("admission")   # each setting's first value, from its course record
 H = appkit.keys("admission", kept=False)   # what it computed, and its elements' keys
 A = admission.APPENDIX_A          # the source's numbers: p, q and 0.85
 W = admission.WORKED_EXAMPLE      # this app's worked example: a₁, SPS, c₂
@@ -49,8 +49,6 @@ st.markdown("The target wants **A** with probability p(A); the drafter proposes 
             "An admitted token is verified with the exact speculative-sampling rule; if nothing is admitted, "
             "the target draws afresh. The sliders start at the source's p(A) = 0.7 and q(A) = 0.5.")
 c1, c2 = st.columns(2)
-appkit.default(K.p, A["p"][0])
-appkit.default(K.q, A["q"][0])
 pa = c1.slider("target p(A)", *appkit.bounds("admission", "p"), step=0.05, key=K.p)
 qa = c2.slider("drafter q(A)", *appkit.bounds("admission", "q"), step=0.05, key=K.q)
 p, q = (pa, round(1 - pa, 10)), (qa, round(1 - qa, 10))
@@ -72,7 +70,7 @@ if revealed:   # every P(A) below is the answer
                   delta_color="off" if off is None else "inverse", delta_arrow="off" if off is None else "auto")
 
     st.subheader("Simulated, round by round")
-    n, seed = appkit.rounds_and_seed("admission", 5000)
+    n, seed = appkit.rounds_and_seed("admission")
     runs = {pol: admission.running_frequency(admission.simulate(pol, n, p, q, seed=seed)) for pol in admission.POLICIES}
     st.plotly_chart(figs.running(runs, pa, every=max(1, n // 400)), key=H.running,
                     config=appkit.chart_config("lesson5-running-frequency"))

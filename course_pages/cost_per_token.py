@@ -11,6 +11,7 @@ from specviz.viz import costs as figs, regimes as regime_figs
 
 S = st.session_state
 K = appkit.keys("cost")   # this page's session keys
+appkit.defaults("cost")   # each setting's first value, from its course record
 H = appkit.keys("cost", kept=False)   # what it computed, and its elements' keys
 WIDTHS = [1, 2, 3, 4, 6, 8, 12, 16]
 REPEATS = 5          # runs per side of the live measurement
@@ -34,9 +35,6 @@ revealed = appkit.predict("cost", f"plain decoding costs {EXAMPLE.baseline_ms:g}
 if revealed:   # the one-token answer first: the calculator below starts at several tokens, where speculation wins
     st.markdown(cost.one_token_answer(EXAMPLE))
 c1, c2, c3 = st.columns(3)
-appkit.default(K.base, EXAMPLE.baseline_ms)
-appkit.default(K.round, EXAMPLE.round_ms)
-appkit.default(K.tokens, EXAMPLE.tokens)
 base = c1.number_input("plain decoding, ms per token", *appkit.bounds("cost", "base"), step=0.5, key=K.base)
 rnd = c2.number_input("one speculative round, ms", *appkit.bounds("cost", "round"), step=0.5, key=K.round)
 tok = c3.number_input("tokens the round commits", *appkit.bounds("cost", "tokens"), step=1, key=K.tokens)

@@ -11,6 +11,7 @@ from specviz.viz import stages, tokens
 
 S = st.session_state
 K = appkit.keys("dloop")   # this page's session keys
+appkit.defaults("dloop")   # each setting's first value, from its course record
 H = appkit.keys("dloop", kept=False)   # what it computed, and its elements' keys
 THRESHOLDS = [-2.0, -4.0, -6.0, -8.0, -10.0, -12.0, -16.0]   # sums over k tokens of a small drafter run low
 REPEATS = 3                    # counted runs per setting: enough to see the spread, short enough for a class
@@ -26,9 +27,7 @@ appkit.header(
 
 st.subheader("S·k + 1 against S(k + 1)")
 c1, c2 = st.columns(2)
-appkit.default(K.S, 3)
 # where a second stage adds tokens with the shipped drafters (dloop.OPENING, measured there)
-appkit.default(K.k, dloop.OPENING["k"])
 S_ = c1.slider("stages S", *appkit.bounds("dloop", "S"), key=K.S)
 k = appkit.block_slider(c2, "proposals per stage k", "dloop")
 b = dloop.bonus_bound(S_, k)
@@ -52,8 +51,6 @@ if not loops:
 
 st.subheader("One round, stage by stage")
 c1, c2 = st.columns(2)   # halves: the drafters' labels are long, and a projector's 1024 pixels cut a narrow box
-appkit.default(K.prompt, dloop.OPENING["prompt"])
-appkit.default(K.g, dloop.OPENING["g"])
 appkit.default(K.drafter, loops[0])
 c1.selectbox("Prompt", PRESETS, key=K.prompt, format_func=appkit.prompt_label)
 c2.selectbox("Drafter", loops, key=K.drafter, format_func=appkit.drafter_label)
@@ -77,7 +74,6 @@ if H.round in S:
     st.markdown(tokens.summary(r) + ".")
 
 st.subheader("A live sweep of g, with and without loop-aware training")
-appkit.default(K.sweep, dloop.OPENING["sweep"])
 chosen = st.multiselect("thresholds", THRESHOLDS, key=K.sweep)
 st.caption("Plain decoding, each drafter with one stage a round, and each drafter at every chosen g, for the prompt, "
            f"k and S above: {REPEATS} runs each after an uncounted warm-up, alternated so that a busy moment of a "

@@ -90,8 +90,7 @@ if not state["params_read"]:
         S[key] = getattr(linked, f)
 for err in state.get("param_errors", []):
     st.warning(f"A setting in the link was ignored: {err}. The default is used instead.")
-for f, key in SETTINGS.items():
-    appkit.default(key, getattr(appkit.LessonSettings(), f))
+appkit.defaults("draft")   # each setting's first value, from its course record
 appkit.at_most(K.max_new, limits.max_new_tokens)
 if S[K.drafter] not in drafters:
     S[K.drafter] = drafters[0]

@@ -12,6 +12,7 @@ from specviz.lessons.presets import PRESETS
 from specviz.viz.race import lane_html
 
 K = appkit.keys("home")   # this page's session keys
+appkit.defaults("home")   # each setting's first value, from its course record
 H = appkit.keys("home", kept=False)   # what it computed, and its elements' keys
 
 
@@ -49,7 +50,6 @@ WHY_SAME = ("With greedy decoding the target's decisions stay identical, and wit
 answer = st.empty()
 if revealed:
     answer.markdown(f"**Answer: the same.** {WHY_SAME} Start the race to see it on this machine.")
-appkit.default(K.prompt, PRESETS[0])
 c1, c2, c3 = st.columns([2, 2, 1])
 c1.text_input("Prompt", key=K.prompt)
 m = appkit.models(wait=False)   # the page draws while the models load; only the race waits for them

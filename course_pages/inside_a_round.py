@@ -13,6 +13,7 @@ from specviz.viz.stages import stage_rows
 
 S = st.session_state
 K = appkit.keys("inside")   # this page's session keys
+appkit.defaults("inside")   # each setting's first value, from its course record
 H = appkit.keys("inside", kept=False)   # what it computed, and its elements' keys
 CHECKS = "*How speculative decoding checks ahead*"
 HEAD = {i: title for i, (title, _) in enumerate(inside.SECTIONS, 1)}
@@ -108,8 +109,6 @@ elif revealed and not live:
     st.caption(LATER)
 elif revealed:   # the distances are the answer
     c1, c2 = st.columns(2)
-    appkit.default(K.temp, 0.6)
-    appkit.default(K.topk, 10)
     temp = c1.slider("Temperature", *appkit.bounds("inside", "temp"), step=0.1, key=K.temp)
     top_k = c2.slider("Top-k (0 = off)", *appkit.bounds("inside", "topk"), key=K.topk)
     prompt = S.get(K.prompt, PRESETS[0])

@@ -10,6 +10,7 @@ from specviz.viz.charts import num
 
 S = st.session_state
 K = appkit.keys("sampling")   # this page's session keys
+appkit.defaults("sampling")   # each setting's first value, from its course record
 H = appkit.keys("sampling", kept=False)   # what it computed, and its elements' keys
 SOURCES = ["the real models, after this prompt", "the article's 0.4 / 0.2 example", "typed by hand"]
 SEED_EXAMPLE = {"labels": ["the token", "another", "a third"], "p": [0.2, 0.5, 0.3], "q": [0.4, 0.3, 0.3]}
@@ -26,9 +27,7 @@ appkit.header(
 m = appkit.require_models()
 drafters = list(m.drafter_models)
 appkit.default(K.source, SOURCES[0])
-appkit.default(K.prompt, PRESETS[0])
 appkit.default(K.drafter, drafters[0])
-appkit.default(K.temp, sampling.READABLE.temperature)
 source = st.radio("Distributions from", SOURCES, horizontal=True, key=K.source)
 if source == SOURCES[0]:
     c1, c2, c3 = st.columns([2, 2, 1])
@@ -37,7 +36,6 @@ if source == SOURCES[0]:
     c3.slider("Temperature", *appkit.bounds("sampling", "temp"), step=0.1, key=K.temp,
               help=f"Both models sample from their {sampling.READABLE.top_k} likeliest tokens (top-k), so that "
                    "sampled text reads as words; the rule holds for any such cut-off applied to both.")
-    appkit.default(K.other, False)
     lump = st.toggle("Show the rest of the vocabulary as one “(other)” bar", key=K.other)
 
     def distributions() -> dict:
@@ -104,7 +102,7 @@ if revealed:   # everything below carries the answer
                 f"under-proposes.")
 
     st.subheader("Draw it many times")
-    n, seed = appkit.rounds_and_seed("sampling", 1000)
+    n, seed = appkit.rounds_and_seed("sampling")
     runs = {rule: sampling.simulate(p, q, n, rule, seed=seed) for rule in sampling.RULES}
     freqs = {sampling.RULE_NAMES[rule]: sampling.histogram(runs[rule]["outputs"], len(p)) for rule in sampling.RULES}
     st.plotly_chart(figs.convergence(labels, p, freqs, n), key=H.hist,
@@ -122,7 +120,6 @@ if revealed:   # everything below carries the answer
                 f"overstates the sampling case. {appkit.CHECKS_AHEAD} promises the target's distribution, and says "
                 "its guarantees “do not require two random runs to produce the same sentence, even with the same "
                 "nominal seed”.")
-    appkit.default(K.gen_seed, 1)
     st.number_input("random seed", *appkit.bounds("sampling", "gen_seed"), step=1, key=K.gen_seed)
 
     st.button("Sample three continuations", on_click=sample_sentences, type="primary")

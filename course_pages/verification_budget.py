@@ -14,6 +14,7 @@ from specviz.viz.charts import num
 
 S = st.session_state
 K = appkit.keys("budget")   # this page's session keys
+appkit.defaults("budget")   # each setting's first value, from its course record
 H = appkit.keys("budget", kept=False)   # what it computed, and its elements' keys
 PROFILE_REPEATS = 5   # counted passes over the widths; each width keeps its fastest call
 
@@ -36,8 +37,6 @@ if not confident:
     st.info("This model set has no drafter with a confidence head (DSpark), so this lesson cannot run here.")
     appkit.stop()
 c1, c2 = st.columns(2)
-appkit.default(K.R, 4)
-appkit.default(K.k, 4)
 R = c1.slider("live requests", *appkit.bounds("budget", "R"), key=K.R)
 k = appkit.block_slider(c2, "proposals per draft (k)", "budget")
 revealed = appkit.predict("budget", "as more requests share the target, does each request get more of its draft "

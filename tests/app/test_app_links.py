@@ -121,7 +121,8 @@ def test_presenter_mode_shows_the_pages_link_and_the_classs_one_qr_code_in_the_s
     at.slider(key="keep_admission_q").set_value(0.4).run()
     assert (at.query_params["p"], at.query_params["q"], at.query_params["presenter"]) == ("0.6", "0.4", "1")
     link = at.code[-1].value
-    assert link == "http://10.0.0.5:8501/biased_admission?p=0.6&q=0.4"   # no presenter mode for the class
+    # every setting of the page from its first run (its record's first values), no presenter mode for the class
+    assert link == "http://10.0.0.5:8501/biased_admission?p=0.6&q=0.4&n=5000&seed=0"
     assert not any("data:image/svg+xml" in h.value for h in at.get("html"))   # no QR code before a class
     at.sidebar.button[0].click().run()                                      # Start a class
     code = at.session_state["class_lead"]["code"]
