@@ -49,7 +49,7 @@ def start():
         stepper.refuse(str(e))
         return
     if stepper.start(appkit.require_models(), s.prompt, s.engine_settings()):
-        state["link"] = appkit.to_params(s) | {"set": S[appkit.KEEP + "set"]}
+        state["link"] = appkit.to_params(s) | {"set": S[appkit.MODEL_SET]}
         appkit.forget_predictions("draft_")   # a new generation asks again, round by round
 
 
