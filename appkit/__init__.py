@@ -26,14 +26,14 @@ from appkit.links import LessonSettings, cursor_params, from_params, read_cursor
 from appkit.predict import forget_predictions, predict, prediction
 from appkit.runtime import check, engine, limits, measure, models, new_tokens, remember, require_models, start_loading
 from appkit.screen import fragment_run, hold, mark_seen, stop
-from appkit.state import KEEP, MODEL_SET, at_most, class_view, default, following, keys, leading, models_error, presenter, share_trace
+from appkit.state import MODEL_SET, at_most, class_view, default, following, keys, leading, models_error, presenter, share_trace
 from appkit.votes import class_result
 from appkit.waiting import keep_press, loading_note, pressed
 from appkit.widgets import (GPU_EDIT, VERIFIER_LABELS, block_slider, defaults, drafter_label, gpu_profile, html, plain, prompt_label,
                             result_caption, rounds_and_seed, run_row)
 from specviz.viz.export import chart_config   # the pages' main charts
 
-__all__ = ["CHECKS_AHEAD", "class_view", "leading", "share_trace", "DRAFT_VERIFY", "GPU_EDIT", "HOME", "KEEP", "MODEL_SET", "LESSONS", "apology", "at_most", "block_slider", "bounds", "defaults", "page_of_file", "LessonSettings", "cursor_params", "from_params", "read_cursor", "to_params", "VERIFIER_LABELS",
+__all__ = ["CHECKS_AHEAD", "class_view", "leading", "share_trace", "DRAFT_VERIFY", "GPU_EDIT", "HOME", "MODEL_SET", "LESSONS", "apology", "at_most", "block_slider", "bounds", "defaults", "page_of_file", "LessonSettings", "cursor_params", "from_params", "read_cursor", "to_params", "VERIFIER_LABELS",
            "chart_config", "check", "class_result", "css", "current_page", "default", "drafter_label", "engine",
            "following", "forget_predictions", "fragment_run", "frame", "gpu_profile", "header", "hold", "html", "keep_press",
            "keys", "limits", "loading_note", "mark_seen", "measure", "models", "models_error", "new_tokens", "next_lesson", "not_measured_here", "plain", "predict",
