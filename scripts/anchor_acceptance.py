@@ -32,8 +32,9 @@ from specviz.training.block import block_mask
 from specviz.training.cards import heldout_prompts
 from specviz.training.recipe import HELDOUT
 
+from scripts.drafter_profile import RUN_NAMES
+
 K, NEW_TOKENS = 4, 48
-RUN_NAMES = {"dflash": "dflash", "dspark": "dspark", "dspark-loop": "dloop"}   # a block run's names -> the engine's
 
 
 def leading(hits: torch.Tensor) -> torch.Tensor:
