@@ -173,7 +173,6 @@ class BlockDrafterModel(PreTrainedModel):
         if config.markov_rank:
             self.markov_in = nn.Embedding(config.vocab_size, config.markov_rank)        # W1
             self.markov_out = nn.Linear(config.markov_rank, config.vocab_size, bias=False)  # W2
-            nn.init.zeros_(self.markov_out.weight)   # start as plain DFlash
         if config.confidence_head:
             self.confidence = nn.Linear(h + (config.markov_rank if config.confidence_with_markov else 0), 1)
         self._target_io = None
