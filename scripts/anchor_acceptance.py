@@ -14,7 +14,7 @@ proposals equal to the target's greedy tokens, plus the target's own token. Gree
 a proposal only when every one before it was kept, and then the drafter's input is the target's own
 text, so each count is exact for a round that starts at j.
 
-It prints one JSON line per workload and drafter: the mean over every anchor (about 570 a workload, where the
+It prints one JSON line per workload and drafter: the mean over every anchor (540 a workload, where the
 cards' generations run about 300 rounds) and over the anchors where the drafter's own first guess
 for token j missed: a round after a correction, as 86-95% of the block drafters' rounds are.
 
