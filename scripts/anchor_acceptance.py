@@ -16,7 +16,8 @@ text, so each count is exact for a round that starts at j.
 
 It prints one JSON line per workload and drafter: the mean over every anchor (540 a workload, where the
 cards' generations run about 300 rounds) and over the anchors where the drafter's own first guess
-for token j missed: a round after a correction, as 86-95% of the block drafters' rounds are.
+for token j missed: a round after a correction, as 86-95% of the block drafters' rounds are; and how
+often the first guess is the target's token (position 1's acceptance, which every round starts from).
 
 What it leaves out: sampling, other block sizes, DLoop's later stages, speed.
 """
@@ -32,7 +33,7 @@ from specviz.training.block import block_mask
 from specviz.training.cards import heldout_prompts
 from specviz.training.recipe import HELDOUT
 
-from scripts.drafter_profile import RUN_NAMES
+from scripts.drafter_profile import load_run
 
 K, NEW_TOKENS = 4, 48
 
@@ -68,16 +69,16 @@ def guesses(models, name: str, ids: torch.Tensor, hidden, anchors: torch.Tensor)
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--checkpoint", type=Path, help="a block training checkpoint (runs/*.pt) to read the drafters from")
+    ap.add_argument("--checkpoint", type=Path,
+                    help="a block run's checkpoint (runs/*.pt) or carry (checkpoints/NAME) to read the drafters from")
     ap.add_argument("--drafters", default="ar,dflash,dspark")
     args = ap.parse_args()
     models = load_embedded()
     if args.checkpoint:
-        for run_name, weights in torch.load(args.checkpoint, weights_only=False)["models"].items():
-            models.drafter_models[RUN_NAMES[run_name]].load_state_dict(weights)
+        load_run(models, args.checkpoint)
     names = args.drafters.split(",")
     for workload, txt in HELDOUT.items():
-        every, after_miss = {n: [] for n in names}, {n: [] for n in names}
+        every, after_miss, first = {n: [] for n in names}, {n: [] for n in names}, {n: [] for n in names}
         for prompt in heldout_prompts(txt, models.tokenizer):
             start = torch.tensor(models.tokenizer(prompt)["input_ids"])[None]
             with torch.no_grad():
@@ -90,11 +91,13 @@ def main() -> None:
                 first_missed[anchors + 1] = ~hits[:, 0]                   # (the prompt's tokens had none)
                 tokens = leading(hits)
                 every[n] += tokens.tolist()
+                first[n] += hits[:, 0].tolist()
                 after_miss[n] += tokens[first_missed[anchors]].tolist()
         for n in names:
             print(json.dumps({"workload": workload, "drafter": n,
                               "every anchor": round(sum(every[n]) / len(every[n]), 3),
                               "after a miss": round(sum(after_miss[n]) / len(after_miss[n]), 3),
+                              "first guess": round(sum(first[n]) / len(first[n]), 3),
                               "anchors": [len(every[n]), len(after_miss[n])]}), flush=True)
 
 

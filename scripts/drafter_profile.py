@@ -20,6 +20,7 @@ import json
 from pathlib import Path
 
 import torch
+from safetensors.torch import load_file
 
 from specviz.generator.models import load_embedded
 from specviz.training.cards import acceptance, heldout_prompts
@@ -29,17 +30,30 @@ from specviz.training.recipe import HELDOUT
 RUN_NAMES = {"dflash": "dflash", "dspark": "dspark", "dspark-loop": "dloop"}
 
 
+def load_run(models, path: Path) -> None:
+    """Give the embedded block drafters a training run's weights: a checkpoint (runs/*.pt, fp32 with
+    the optimizer) or a carry (a checkpoints/ folder, bf16, its keys prefixed by the run's model names)."""
+    if path.is_dir():
+        by_run = {}
+        for key, value in load_file(path / "model.safetensors").items():
+            run_name, rest = key.split(".", 1)
+            by_run.setdefault(run_name, {})[rest] = value.float()
+    else:
+        by_run = torch.load(path, weights_only=False)["models"]
+    for run_name, weights in by_run.items():
+        models.drafter_models[RUN_NAMES[run_name]].load_state_dict(weights)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--models", type=Path, default=None, help="a folder laid out as models/ (default: models/)")
-    ap.add_argument("--checkpoint", type=Path, help="a block training checkpoint (runs/*.pt) to read the drafters from")
+    ap.add_argument("--checkpoint", type=Path,
+                    help="a block run's checkpoint (runs/*.pt) or carry (checkpoints/NAME) to read the drafters from")
     ap.add_argument("--drafters", default="ar,dflash,dspark")
     args = ap.parse_args()
     models = load_embedded(models_dir=args.models) if args.models else load_embedded()
     if args.checkpoint:
-        saved = torch.load(args.checkpoint, weights_only=False)
-        for run_name, weights in saved["models"].items():
-            models.drafter_models[RUN_NAMES[run_name]].load_state_dict(weights)
+        load_run(models, args.checkpoint)
     prompts = {w: heldout_prompts(txt, models.tokenizer) for w, txt in HELDOUT.items()}
     out = {d: {w: acceptance(models, d, p, 4) for w, p in prompts.items()} for d in args.drafters.split(",")}
     print(json.dumps(out, indent=1))
