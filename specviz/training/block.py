@@ -83,7 +83,8 @@ def distill(logits: torch.Tensor, p_t: torch.Tensor, markov: bool) -> tuple[torc
 def drafter_loss(model, feats, tokens, t_logp, anchors, K: int, stages: int, gamma: float, dense: bool = False) -> dict:
     """Loss of one drafter on one sequence (see module docstring). With `dense`, every position of the row is
     also an anchor of a one-slot block: the first proposal, the one every round's acceptance starts from, is
-    then trained at all L positions a step instead of at the M anchors alone."""
+    then trained at all L positions a step instead of at the M anchors alone; with no anchors it is the whole
+    loss (the dense phase of scripts/dense_phase.py)."""
     L = tokens.size(0)
     M = len(anchors)
     kv = model.context_kv(model.context_features(feats), torch.arange(L))
@@ -99,7 +100,7 @@ def drafter_loss(model, feats, tokens, t_logp, anchors, K: int, stages: int, gam
         loss, ce, _ = distill(logits, t_logp[at].exp(), markov)
         total = loss.mean()
         out["first"] = float(ce.detach().mean())
-    for s in range(stages):
+    for s in range(stages if M else 0):
         start = anchors + s * K
         pos = (start[:, None] + torch.arange(K)[None]).reshape(-1)           # [M*K]
         block = torch.full((M, K), model.config.mask_token_id)
@@ -270,6 +271,21 @@ def mixed_rows(corpus: np.ndarray, paths: tuple[Path, ...], batch: int, length: 
     return rows
 
 
+def frozen_target(target_dir: Path):
+    """The target the drafters are trained against: fp32, in eval mode, no gradients."""
+    target = AutoModelForCausalLM.from_pretrained(target_dir, dtype=torch.float32).eval()
+    for p in target.parameters():
+        p.requires_grad_(False)
+    return target
+
+
+def drafter_shape(target, tok_dir: Path) -> dict:
+    """The block drafters' shared config: the target's sizes, its mask token and the recipe's BLOCK_DRAFTER."""
+    tc, tok = target.config, PreTrainedTokenizerFast.from_pretrained(tok_dir)
+    return dict(hidden_size=tc.hidden_size, num_heads=tc.num_attention_heads, intermediate_size=tc.intermediate_size,
+                vocab_size=tc.vocab_size, mask_token_id=tok.convert_tokens_to_ids("<|mask|>"), **BLOCK_DRAFTER)
+
+
 def train_block_drafters(target_dir: Path, tok_dir: Path, text_paths: list[Path], mix_paths: list[Path],
                          corpus_ids: np.ndarray, models_dir: Path, work_dir: Path, *, steps: int, mix_steps: int,
                          loop_steps: int, batch: int, anchors: int, K: int, loop_stages: int, gamma: float, lr: float,
@@ -286,13 +302,8 @@ def train_block_drafters(target_dir: Path, tok_dir: Path, text_paths: list[Path]
     machine; a phase that is done reads no text.
     """
     torch.manual_seed(seed)
-    tok = PreTrainedTokenizerFast.from_pretrained(tok_dir)
-    target = AutoModelForCausalLM.from_pretrained(target_dir, dtype=torch.float32).eval()
-    for p in target.parameters():
-        p.requires_grad_(False)
-    tc = target.config
-    cfg = dict(hidden_size=tc.hidden_size, num_heads=tc.num_attention_heads, intermediate_size=tc.intermediate_size,
-               vocab_size=tc.vocab_size, mask_token_id=tok.convert_tokens_to_ids("<|mask|>"), **BLOCK_DRAFTER)
+    target = frozen_target(target_dir)
+    cfg = drafter_shape(target, tok_dir)
     models = {name: BlockDrafterModel(BlockDrafterConfig(**cfg, **extra)).attach_target(target)
               for name, extra in VARIANTS.items()}
     work_dir.mkdir(parents=True, exist_ok=True)

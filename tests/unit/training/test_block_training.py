@@ -118,3 +118,26 @@ def test_a_first_guess_miss_is_the_drafters_own_argmax_against_the_next_token():
         assert block.first_guess_misses(m, context_kv(row), row)[-7:].tolist() == [False] * 7
         other = torch.cat([row[:-6], torch.tensor(tok.encode(" purple elephant quantum seventeen zebra xylophone"))[:6]])
         assert block.first_guess_misses(m, context_kv(other), other)[-7:-1].sum() >= 4
+
+
+def test_with_no_anchors_the_loss_is_the_first_proposal_at_every_position():
+    """The dense phase (scripts/dense_phase.py) trains the first proposal alone: a one-slot block at each
+    position j of the row, reading the target's features before j, scored against the target's
+    distribution at j. Planted bugs: an empty block stage run anyway, the anchor's own features in its
+    context, the positions shifted by one."""
+    models = load_embedded()
+    m, target = models.drafter_models["dspark"], models.target
+    row = torch.tensor(models.tokenizer.encode("It was a fine morning, and the sun was out."))
+    with torch.no_grad():
+        out = target(row[None], output_hidden_states=True)
+        feats = torch.cat([out.hidden_states[i + 1][0] for i in m.config.target_layers], -1)
+        t_logp = torch.log_softmax(out.logits[0].float(), -1)
+        got = block.drafter_loss(m, feats, row, t_logp, torch.tensor([], dtype=torch.long), K=2, stages=1,
+                                 gamma=4.0, dense=True)
+        one_by_one = []
+        for j in range(1, len(row) - 1):
+            kv = m.context_kv(m.context_features(feats[:j]), torch.arange(j))
+            logits = m.lm_head(m.forward_block(row[j:j + 1], torch.tensor([j]), kv))[0] + m.markov_bias(int(row[j]))
+            one_by_one.append(block.distill(logits[None], t_logp[j].exp()[None], markov=True)[0])
+    assert sorted(got) == ["first", "loss"]
+    assert float(got["loss"]) == pytest.approx(float(torch.cat(one_by_one).mean()), rel=1e-4)
