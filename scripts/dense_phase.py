@@ -1,7 +1,7 @@
-"""The block drafters' dense phase, a run in progress beside the recipe: DFlash's and DSpark's
-first proposal distilled at every position of corpus windows, from the long phase's carry.
+"""The block drafters' dense phase, a run beside the recipe: DFlash's and DSpark's first proposal
+distilled at every position of corpus windows, from the long phase's carry.
 
-    python -m scripts.dense_phase                 # resumes from checkpoints/block-dense
+    python -m scripts.dense_phase                 # resumes from checkpoints/block-dense (done at 3000)
     python -m scripts.anchor_acceptance --checkpoint checkpoints/block-dense --drafters ar,dflash,dspark
 
 Why: the shipped drafters' first guess agrees with the target's less often than the autoregressive
@@ -14,7 +14,8 @@ workloads), the same steps, every position a one-slot block (`specviz.training.b
 with no anchors). One target forward a step serves both drafters: about 2 s a step on 2 cores.
 
 The run checkpoints to runs/ every 50 steps and carries to checkpoints/block-dense, so a later
-session resumes it on the same schedule. Its later proposals are not trained here: the drafting
+session resumes it on the same schedule; the committed carry holds the whole run, and what it
+buys is in docs/engine.md ("A dense phase for the first proposal"). Its later proposals are not trained here: the drafting
 mix (`python -m specviz train block`'s second phase) follows it.
 
 What it leaves out: the mix and loop phases after it, the cards (specviz.training.stages).
